@@ -1,0 +1,140 @@
+package com.payments.infra;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.UUID;
+import org.flywaydb.core.Flyway;
+import org.testcontainers.postgresql.PostgreSQLContainer;
+
+/**
+ * One real PostgreSQL 15 server per JVM, and fresh databases on it.
+ *
+ * <p>Where the server comes from, checked in this order:
+ *
+ * <ol>
+ *   <li>{@code PAYMENTS_PG_HOST} set: an external server ({@code PAYMENTS_PG_PORT} default 5432,
+ *       {@code PAYMENTS_PG_USER} default {@code postgres}, {@code PAYMENTS_PG_PASSWORD} default
+ *       empty; the role must be allowed to {@code CREATE DATABASE});
+ *   <li>{@code PAYMENTS_INFRA=testcontainers}: a {@code postgres:15-alpine} container;
+ *   <li>otherwise: an embedded PostgreSQL 15 (zonky), started on first use and stopped at JVM exit.
+ * </ol>
+ */
+public final class Postgres {
+
+    /** Connection settings of the server (connect to its {@code postgres} database to administer it). */
+    public record Server(String host, int port, String user, String password) {}
+
+    /** A database of its own on the {@link Server}, already migrated. */
+    public record Database(String name, String host, int port, String user, String password) {
+
+        public String jdbcUrl() {
+            return "jdbc:postgresql://" + host + ":" + port + "/" + name;
+        }
+
+        /** The form {@code quarkus.datasource.reactive.url} takes. */
+        public String reactiveUrl() {
+            return "postgresql://" + host + ":" + port + "/" + name;
+        }
+    }
+
+    private static final String MIGRATIONS = "classpath:db/migration";
+
+    private Postgres() {}
+
+    /** The server, started on the first call. */
+    public static Server server() {
+        return Holder.SERVER;
+    }
+
+    /**
+     * Creates a database named {@code <prefix>_<random>} and runs the Flyway migrations found at
+     * {@code classpath:db/migration} on it (none found is fine).
+     */
+    public static Database freshDatabase(String prefix) {
+        Server server = server();
+        String name = databaseName(prefix);
+        String adminUrl = "jdbc:postgresql://" + server.host() + ":" + server.port() + "/postgres";
+        try (Connection connection = DriverManager.getConnection(adminUrl, server.user(), server.password());
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE \"" + name + "\"");
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot create database " + name + " on " + adminUrl, e);
+        }
+        Database database = new Database(name, server.host(), server.port(), server.user(), server.password());
+        Flyway.configure(Thread.currentThread().getContextClassLoader())
+                .dataSource(database.jdbcUrl(), database.user(), database.password())
+                .locations(MIGRATIONS)
+                .load()
+                .migrate();
+        return database;
+    }
+
+    static String databaseName(String prefix) {
+        String clean = prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+        if (clean.isEmpty() || !Character.isLetter(clean.charAt(0))) {
+            clean = "db_" + clean;
+        }
+        if (clean.length() > 40) {
+            clean = clean.substring(0, 40);
+        }
+        return clean + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    private static final class Holder {
+        static final Server SERVER = start();
+    }
+
+    private static Server start() {
+        String host = System.getenv("PAYMENTS_PG_HOST");
+        if (host != null && !host.isBlank()) {
+            return new Server(
+                    host,
+                    Integer.parseInt(env("PAYMENTS_PG_PORT", "5432")),
+                    env("PAYMENTS_PG_USER", "postgres"),
+                    env("PAYMENTS_PG_PASSWORD", ""));
+        }
+        if ("testcontainers".equals(System.getenv("PAYMENTS_INFRA"))) {
+            return startContainer();
+        }
+        return startEmbedded();
+    }
+
+    private static Server startEmbedded() {
+        try {
+            EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                    .setServerConfig("listen_addresses", "127.0.0.1")
+                    .setServerConfig("fsync", "off")
+                    .setServerConfig("synchronous_commit", "off")
+                    .setServerConfig("full_page_writes", "off")
+                    .setServerConfig("max_connections", "300")
+                    .setRegisterShutdownHook(true)
+                    .start();
+            return new Server("127.0.0.1", postgres.getPort(), "postgres", "");
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot start embedded PostgreSQL", e);
+        }
+    }
+
+    private static Server startContainer() {
+        PostgreSQLContainer container = new PostgreSQLContainer("postgres:15-alpine")
+                .withCommand("postgres", "-c", "fsync=off", "-c", "max_connections=300");
+        container.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "postgres-container-stop"));
+        return new Server(
+                container.getHost(),
+                container.getMappedPort(PostgreSQLContainer.POSTGRESQL_PORT),
+                container.getUsername(),
+                container.getPassword());
+    }
+
+    static String env(String name, String defaultValue) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? defaultValue : value;
+    }
+}
