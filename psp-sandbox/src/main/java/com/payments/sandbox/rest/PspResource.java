@@ -1,0 +1,56 @@
+package com.payments.sandbox.rest;
+
+import com.payments.sandbox.ChargeRequest;
+import com.payments.sandbox.RefundRequest;
+import com.payments.sandbox.service.FaultSettings;
+import com.payments.sandbox.service.PspService;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.jboss.resteasy.reactive.RestHeader;
+import org.jboss.resteasy.reactive.RestQuery;
+import org.jboss.resteasy.reactive.RestResponse;
+
+/** The PSP protocol of design §5: charges and refunds, idempotent by {@code Idempotency-Key}. Runs on the event loop. */
+@Path("/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public class PspResource {
+
+    private final PspService psp;
+    private final FaultSettings faults;
+
+    public PspResource(PspService psp, FaultSettings faults) {
+        this.psp = psp;
+        this.faults = faults;
+    }
+
+    @POST
+    @Path("/charges")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<RestResponse<byte[]>> charge(@RestHeader("Idempotency-Key") String key, ChargeRequest body) {
+        return Replies.respond(psp.charge(key, body), faults);
+    }
+
+    @GET
+    @Path("/charges")
+    public Uni<RestResponse<byte[]>> chargeByReference(@RestQuery String reference) {
+        return Replies.respond(psp.chargeByReference(reference), faults);
+    }
+
+    @POST
+    @Path("/refunds")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<RestResponse<byte[]>> refund(@RestHeader("Idempotency-Key") String key, RefundRequest body) {
+        return Replies.respond(psp.refund(key, body), faults);
+    }
+
+    @GET
+    @Path("/refunds")
+    public Uni<RestResponse<byte[]>> refundByReference(@RestQuery String reference) {
+        return Replies.respond(psp.refundByReference(reference), faults);
+    }
+}
