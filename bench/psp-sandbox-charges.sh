@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Charge throughput of the PSP sandbox at zero latency: builds the jar (unless SKIP_BUILD=1), starts it,
+# warms it up, runs wrk against POST /v1/charges with unique idempotency keys, prints charges/s and
+# latency percentiles, checks that every 200 became exactly one settlement line, and stops the sandbox.
+#
+#   bench/psp-sandbox-charges.sh                 # defaults below
+#   DURATION=60s CONNECTIONS=128 bench/psp-sandbox-charges.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PORT=${PORT:-18089}
+DURATION=${DURATION:-30s}
+WARMUP=${WARMUP:-10s}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-1}
+JAVA_OPTS=${JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseParallelGC}
+JAR=psp-sandbox/target/quarkus-app/quarkus-run.jar
+BASE=http://127.0.0.1:$PORT
+
+if [[ "${SKIP_BUILD:-0}" != 1 || ! -f $JAR ]]; then
+  ./mvnw -B -q -f psp-sandbox/pom.xml package -DskipTests
+fi
+if ! command -v wrk >/dev/null; then
+  apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+
+LOG=$(mktemp /tmp/psp-sandbox-bench.XXXXXX.log)
+# shellcheck disable=SC2086
+java $JAVA_OPTS -Dquarkus.http.port="$PORT" -Dquarkus.log.level=WARN -jar "$JAR" >"$LOG" 2>&1 &
+PID=$!
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  curl -fs "$BASE/q/health/ready" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+curl -fs "$BASE/q/health/ready" >/dev/null || { echo "sandbox did not start, see $LOG"; exit 1; }
+
+echo "== warm-up ($WARMUP)"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/psp-sandbox-charges.lua "$BASE" -- warmup >/dev/null
+curl -fs -X DELETE "$BASE/test/state" >/dev/null
+
+echo "== measure: $DURATION, $CONNECTIONS connections, $THREADS wrk thread(s), $(nproc) cores, JAVA_OPTS=$JAVA_OPTS"
+OUT=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/psp-sandbox-charges.lua "$BASE" -- run)
+echo "$OUT"
+
+RATE=$(echo "$OUT" | awk '/Requests\/sec/ {print $2}')
+TOTAL=$(echo "$OUT" | awk '/requests in/ {print $1}')
+ERRORS=$(echo "$OUT" | awk '/Non-2xx/ {print $5}')
+TODAY=$(date -u +%F)
+TOMORROW=$(date -u -d tomorrow +%F)
+LINES=0
+for d in "$TODAY" "$TOMORROW"; do
+  n=$(curl -fs "$BASE/v1/settlements/$d.csv" | tail -n +2 | grep -c ',CHARGE,' || true)
+  LINES=$((LINES + n))
+done
+echo "== result: charges/s=$RATE requests=$TOTAL non-2xx=${ERRORS:-0} settlement CHARGE lines=$LINES"
