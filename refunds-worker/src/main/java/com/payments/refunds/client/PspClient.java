@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.util.Set;
 import java.util.UUID;
@@ -34,14 +35,20 @@ public class PspClient {
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10_000, successThreshold = 2)
     public Uni<PspOutcome> refund(UUID refundId, String chargeReference, long amount) {
         String reference = refundId.toString();
-        return api.create(reference, new PspRefundsApi.RefundBody(reference, chargeReference, amount))
+        return answer(api.create(reference, new PspRefundsApi.RefundBody(reference, chargeReference, amount)))
                 .map(response -> interpret(response, false));
     }
 
     @Timeout(5000)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10_000, successThreshold = 2)
     public Uni<PspOutcome> lookup(UUID refundId) {
-        return api.byReference(refundId.toString()).map(response -> interpret(response, true));
+        return answer(api.byReference(refundId.toString())).map(response -> interpret(response, true));
+    }
+
+    /** The HTTP answer whatever its status, should a default exception mapper turn a 4xx/5xx into an exception. */
+    private static Uni<Response> answer(Uni<Response> call) {
+        return call.onFailure(WebApplicationException.class)
+                .recoverWithItem(e -> ((WebApplicationException) e).getResponse());
     }
 
     private PspOutcome interpret(Response response, boolean lookup) {

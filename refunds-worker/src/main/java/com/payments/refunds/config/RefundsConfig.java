@@ -15,7 +15,7 @@ public interface RefundsConfig {
     /** Retries of a refund whose PSP outcome is unknown (timeout, 5xx, circuit open). */
     Retry retry();
 
-    /** The scheduled sync of PENDING refunds; its period is {@code refunds.sync.every} (read by the scheduler). */
+    /** The scheduled sync of PENDING refunds. */
     Sync sync();
 
     /** Retries of one Kafka record whose processing failed (database down, bug) before it goes to the DLQ. */
@@ -39,6 +39,10 @@ public interface RefundsConfig {
     }
 
     interface Sync {
+        /** Period of the sync on each instance (a Quarkus scheduler {@code every} value, e.g. {@code 15s}). */
+        @WithDefault("15s")
+        String every();
+
         /** Refunds claimed per sync run. */
         @WithDefault("50")
         int batchSize();
