@@ -10,10 +10,11 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
 rendered=()
+cd "$here"
 for dir in base overlays/*/; do
   dir="${dir%/}"
   name="${dir//\//-}"
-  kubectl kustomize "$here/$dir" >"$out/$name.yaml"
+  kubectl kustomize "$dir" >"$out/$name.yaml"
   echo "rendered $dir: $(grep -c '^kind:' "$out/$name.yaml") objects"
   rendered+=("$out/$name.yaml")
 done
