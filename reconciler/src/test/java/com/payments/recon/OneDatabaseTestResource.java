@@ -10,7 +10,8 @@ import java.util.Map;
  * system property, the one thing the launches share.
  */
 public class OneDatabaseTestResource implements QuarkusTestResourceLifecycleManager {
-    private static final String KEY = "reconMainTestDatabase" // no dot: a "recon." system property would hit the recon config mapping;
+    // No dot: a "recon." system property would fail validation of the recon.* config mapping.
+    private static final String KEY = "reconMainTestDatabase";
 
     @Override
     public Map<String, String> start() {
