@@ -42,7 +42,7 @@ class RelayTest {
                 .indefinitely();
 
         ConsumerRecord<String, String> record = RelayFixture.readAll(
-                        Kafka.bootstrapServers(), topic, 1, Duration.ofSeconds(30))
+                        Kafka.bootstrapServers(), topic, 1, Duration.ofSeconds(60))
                 .get(0);
 
         assertThat(record.key()).isEqualTo("pay-1");
@@ -51,13 +51,13 @@ class RelayTest {
         assertThat(header(record, "event-type")).isEqualTo("PaymentCaptured");
         assertThat(header(record, "traceparent")).isEqualTo("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
         org.awaitility.Awaitility.await()
-                .atMost(Duration.ofSeconds(10))
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> RelayFixture.count(pool, "event_id = '" + eventId + "' AND sent_at IS NOT NULL") == 1);
     }
 
     @Test
     void readyAsPublisherAndExposesMetrics() {
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> given().get(
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().get(
                         "/q/health/ready")
                 .then()
                 .statusCode(200)
