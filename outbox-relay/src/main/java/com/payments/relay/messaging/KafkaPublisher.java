@@ -3,12 +3,18 @@ package com.payments.relay.messaging;
 import com.payments.relay.OutboxRow;
 import com.payments.relay.config.RelayConfig;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,10 +35,21 @@ public final class KafkaPublisher implements AutoCloseable {
     /** Which rows the broker acknowledged (in publish order) and the first failure, if any. */
     public record Result(List<Long> acknowledged, Exception failure) {}
 
-    private final KafkaProducer<String, byte[]> producer;
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "outbox-relay-watchdog");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private final Map<String, Object> producerConfig;
+    private final Duration ackDeadline;
+    private KafkaProducer<String, byte[]> producer;
 
     public KafkaPublisher(String bootstrapServers, RelayConfig.Producer config) {
-        this.producer = new KafkaProducer<>(producerConfig(bootstrapServers, config));
+        this.producerConfig = producerConfig(bootstrapServers, config);
+        // The producer fails each record after delivery.timeout.ms; this is only the net under that net.
+        this.ackDeadline = config.deliveryTimeout().plus(config.requestTimeout());
+        this.producer = new KafkaProducer<>(producerConfig);
     }
 
     static Map<String, Object> producerConfig(String bootstrapServers, RelayConfig.Producer config) {
@@ -60,7 +77,23 @@ public final class KafkaPublisher implements AutoCloseable {
      * Sends the rows in order and waits for every acknowledgement. A row whose send cannot even be queued stops the
      * batch there, so no later row of the batch overtakes it.
      */
-    public Result publish(List<OutboxRow> rows) {
+    public synchronized Result publish(List<OutboxRow> rows) {
+        if (producer == null) {
+            producer = new KafkaProducer<>(producerConfig);
+        }
+        // Watchdog: seen in the broker-restart test, a send() blocked in the metadata wait far beyond
+        // max.block.ms while the broker was down. Closing the producer from another thread ends that wait.
+        KafkaProducer<String, byte[]> current = producer;
+        ScheduledFuture<?> watchdog = WATCHDOG.schedule(
+                () -> current.close(Duration.ZERO), ackDeadline.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        try {
+            return publish(current, rows);
+        } finally {
+            watchdog.cancel(false);
+        }
+    }
+
+    private Result publish(KafkaProducer<String, byte[]> producer, List<OutboxRow> rows) {
         List<Future<RecordMetadata>> sent = new ArrayList<>(rows.size());
         Exception failure = null;
         for (OutboxRow row : rows) {
@@ -72,10 +105,15 @@ public final class KafkaPublisher implements AutoCloseable {
             }
         }
         List<Long> acknowledged = new ArrayList<>(sent.size());
+        long deadline = System.nanoTime() + ackDeadline.toNanos();
         for (int i = 0; i < sent.size(); i++) {
             try {
-                sent.get(i).get();
+                sent.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 acknowledged.add(rows.get(i).id());
+            } catch (TimeoutException e) {
+                if (failure == null) {
+                    failure = new IllegalStateException("no acknowledgement within " + ackDeadline, e);
+                }
             } catch (ExecutionException e) {
                 if (failure == null) {
                     failure = e.getCause() instanceof Exception cause ? cause : e;
@@ -87,6 +125,12 @@ public final class KafkaPublisher implements AutoCloseable {
                 }
                 break;
             }
+        }
+        if (failure != null) {
+            // Start the next round on a new producer: records of this round still queued in the old one must
+            // not reach the broker later, behind the round's retry.
+            producer.close(Duration.ZERO);
+            this.producer = null;
         }
         return new Result(acknowledged, failure);
     }
@@ -107,7 +151,10 @@ public final class KafkaPublisher implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        producer.close();
+    public synchronized void close() {
+        if (producer != null) {
+            producer.close(Duration.ofSeconds(5));
+            producer = null;
+        }
     }
 }
