@@ -15,6 +15,7 @@ DURATION=${DURATION:-30s}
 WARMUP=${WARMUP:-15s}
 CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
 THREADS=${THREADS:-2}
+# wrk needs at least one connection per thread
 API_OPTS=${API_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}
 PSP_OPTS=${PSP_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
 ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
@@ -75,7 +76,8 @@ wrk -t"$THREADS" -c16 -d"$WARMUP" -s bench/capture.lua "$API" -- "$KEY" warmup >
 
 echo "machine: $(nproc) cores, shared with other builds; API_OPTS=$API_OPTS"
 for c in $CONNECTIONS_LIST; do
-  OUT=$(wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run$c")
+  t=$(( c < THREADS ? c : THREADS ))
+  OUT=$(wrk -t"$t" -c"$c" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run$c")
   RATE=$(echo "$OUT" | awk '/Requests\/sec/ {print $2}')
   P50=$(echo "$OUT" | awk '$1 == "50%" {print $2}')
   P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
