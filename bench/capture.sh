@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Capture throughput of payments-api (POST /v1/payments, unique Idempotency-Keys) against the PSP sandbox at zero
+# latency and a local PostgreSQL, all on this machine. Prints captures/s and p50/p99 at 16 and 64 connections, and
+# checks that every 201 became exactly one captured payment.
+#
+#   bench/capture.sh                         # builds the jars unless SKIP_BUILD=1
+#   DURATION=60s bench/capture.sh
+# PostgreSQL: PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set, otherwise local-infra's LocalInfraMain starts one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+API_PORT=${API_PORT:-18080}
+PSP_PORT=${PSP_PORT:-18089}
+DURATION=${DURATION:-30s}
+WARMUP=${WARMUP:-15s}
+CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
+THREADS=${THREADS:-2}
+# wrk needs at least one connection per thread
+API_OPTS=${API_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}
+PSP_OPTS=${PSP_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
+ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
+API=http://127.0.0.1:$API_PORT
+PSP=http://127.0.0.1:$PSP_PORT
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  ./mvnw -B -q -pl payments-api,psp-sandbox,local-infra -am package -DskipTests
+fi
+if ! command -v wrk >/dev/null; then
+  apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+LOGDIR=$(mktemp -d /tmp/capture-bench.XXXXXX)
+
+if [[ -z "${PAYMENTS_PG_HOST:-}" ]]; then
+  CP_FILE=$LOGDIR/infra.classpath
+  ./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$CP_FILE" >/dev/null
+  java -Xmx512m -cp "local-infra/target/classes:$(cat "$CP_FILE")" com.payments.infra.LocalInfraMain \
+    >"$LOGDIR/infra.out" 2>"$LOGDIR/infra.log" &
+  PIDS+=($!)
+  for _ in $(seq 1 300); do grep -q PAYMENTS_PG_HOST "$LOGDIR/infra.out" 2>/dev/null && break; sleep 0.2; done
+  eval "$(grep '^export PAYMENTS_PG' "$LOGDIR/infra.out")"
+fi
+PG_PORT=${PAYMENTS_PG_PORT:-5432}
+PG_USER=${PAYMENTS_PG_USER:-postgres}
+DB=bench_$(date +%s)
+PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres \
+  -c "CREATE DATABASE $DB" >/dev/null
+
+java $PSP_OPTS -Dquarkus.http.port="$PSP_PORT" -Dquarkus.log.level=WARN \
+  -jar psp-sandbox/target/quarkus-app/quarkus-run.jar >"$LOGDIR/psp.log" 2>&1 &
+PIDS+=($!)
+
+# The API migrates its fresh database at start (as the migration Job does) and then serves.
+QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
+QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
+QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
+QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" PSP_URL="$PSP" \
+java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
+  -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
+PIDS+=($!)
+
+for url in "$PSP/q/health/ready" "$API/q/health/ready"; do
+  for _ in $(seq 1 300); do curl -fs "$url" >/dev/null 2>&1 && break; sleep 0.2; done
+  curl -fs "$url" >/dev/null || { echo "not ready: $url (logs in $LOGDIR)"; exit 1; }
+done
+
+KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
+  -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}' |
+  sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
+
+echo "== warm-up ($WARMUP, 16 connections)"
+wrk -t"$THREADS" -c16 -d"$WARMUP" -s bench/capture.lua "$API" -- "$KEY" warmup >/dev/null
+
+echo "machine: $(nproc) cores, shared with other builds; API_OPTS=$API_OPTS"
+for c in $CONNECTIONS_LIST; do
+  t=$(( c < THREADS ? c : THREADS ))
+  OUT=$(wrk -t"$t" -c"$c" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run$c")
+  RATE=$(echo "$OUT" | awk '/Requests\/sec/ {print $2}')
+  P50=$(echo "$OUT" | awk '$1 == "50%" {print $2}')
+  P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
+  TOTAL=$(echo "$OUT" | awk '/requests in/ {print $1}')
+  NON2XX=$(echo "$OUT" | awk '/Non-2xx/ {print $5}')
+  echo "connections=$c duration=$DURATION captures/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0}"
+done
+
+CAPTURED=$(PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -tA -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" \
+  -c "SELECT count(*) FILTER (WHERE status = 'CAPTURED') || ' captured, ' || count(*) FILTER (WHERE status <> 'CAPTURED') || ' other, ' || (SELECT count(*) FROM ledger_transactions) || ' ledger transactions, ' || (SELECT count(*) FROM outbox) || ' outbox rows' FROM payments")
+echo "== database: $CAPTURED (logs in $LOGDIR)"

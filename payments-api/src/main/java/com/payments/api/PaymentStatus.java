@@ -1,0 +1,41 @@
+package com.payments.api;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Payment states and the one transition table of the state machine. The same rule lives in SQL (trigger
+ * {@code payments_guard_transition} of V1): PROCESSING → CAPTURED/FAILED/UNKNOWN, UNKNOWN → CAPTURED/FAILED.
+ */
+public enum PaymentStatus {
+    PROCESSING,
+    CAPTURED,
+    FAILED,
+    UNKNOWN;
+
+    /** The states a payment may move to {@code target} from. */
+    public Set<PaymentStatus> allowedSources() {
+        return switch (this) {
+            case CAPTURED, FAILED -> EnumSet.of(PROCESSING, UNKNOWN);
+            case UNKNOWN -> EnumSet.of(PROCESSING);
+            case PROCESSING -> EnumSet.noneOf(PaymentStatus.class);
+        };
+    }
+
+    public boolean canMoveTo(PaymentStatus target) {
+        return target.allowedSources().contains(this);
+    }
+
+    public boolean isFinal() {
+        return this == CAPTURED || this == FAILED;
+    }
+
+    /** HTTP status of a capture answer in this state (design.md §4). */
+    public int httpStatus() {
+        return switch (this) {
+            case CAPTURED -> 201;
+            case FAILED -> 402;
+            case UNKNOWN, PROCESSING -> 202;
+        };
+    }
+}

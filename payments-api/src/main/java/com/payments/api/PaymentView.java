@@ -1,0 +1,53 @@
+package com.payments.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/** The payment as the merchant API shows it (design.md §4). {@code refunds} is left out of list answers. */
+@RegisterForReflection
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({
+    "id",
+    "orderId",
+    "amount",
+    "currency",
+    "status",
+    "declineCode",
+    "refundedAmount",
+    "refundableAmount",
+    "pspReference",
+    "createdAt",
+    "refunds"
+})
+public record PaymentView(
+        UUID id,
+        String orderId,
+        long amount,
+        String currency,
+        PaymentStatus status,
+        String declineCode,
+        long refundedAmount,
+        long refundableAmount,
+        String pspReference,
+        Instant createdAt,
+        List<RefundView> refunds) {
+
+    public static PaymentView of(Payment p, List<RefundView> refunds) {
+        return new PaymentView(
+                p.id(),
+                p.orderId(),
+                p.amount(),
+                p.currency(),
+                p.status(),
+                p.declineCode(),
+                p.refundedAmount(),
+                p.refundableAmount(),
+                p.pspReference(),
+                p.createdAt(),
+                refunds);
+    }
+}

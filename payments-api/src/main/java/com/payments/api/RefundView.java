@@ -1,0 +1,13 @@
+package com.payments.api;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import java.time.Instant;
+import java.util.UUID;
+
+/** A refund as the merchant API shows it (design.md §4). */
+@RegisterForReflection
+public record RefundView(UUID id, UUID paymentId, long amount, String status, Instant createdAt) {
+    public static RefundView of(Refund r) {
+        return new RefundView(r.id(), r.paymentId(), r.amount(), r.status(), r.createdAt());
+    }
+}

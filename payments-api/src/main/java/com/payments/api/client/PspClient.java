@@ -1,0 +1,33 @@
+package com.payments.api.client;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+import org.jboss.resteasy.reactive.RestResponse;
+
+/**
+ * The PSP protocol of design.md §5 (base URL {@code psp.url}). Error statuses come back as responses, not
+ * exceptions ({@code quarkus.rest-client.disable-default-mapper}), so {@link PspGateway} decides what each means.
+ * Use it through {@link PspGateway}, which adds the timeout, circuit breaker and bulkhead.
+ */
+@RegisterRestClient(configKey = "psp")
+@Path("/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public interface PspClient {
+
+    @POST
+    @Path("/charges")
+    @Consumes(MediaType.APPLICATION_JSON)
+    Uni<RestResponse<PspCharge>> charge(@HeaderParam("Idempotency-Key") String idempotencyKey, PspChargeRequest body);
+
+    @GET
+    @Path("/charges")
+    Uni<RestResponse<PspCharge>> chargeByReference(@QueryParam("reference") String reference);
+}

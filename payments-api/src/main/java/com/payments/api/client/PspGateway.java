@@ -1,0 +1,98 @@
+package com.payments.api.client;
+
+import com.payments.api.service.ApiMetrics;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.net.ConnectException;
+import java.util.UUID;
+import org.eclipse.microprofile.faulttolerance.Bulkhead;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
+import org.eclipse.microprofile.faulttolerance.Timeout;
+import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+/**
+ * Calls the PSP with the payment id as its Idempotency-Key and charge reference, under a timeout, a circuit breaker
+ * and a bulkhead (values in application.properties: {@code quarkus.fault-tolerance."com.payments.api.client.PspGateway/charge".*}).
+ * A decline or a 4xx is a normal answer and never counts against the circuit; 5xx, timeouts and connection errors
+ * do.
+ */
+@ApplicationScoped
+public class PspGateway {
+    private final PspClient client;
+    private final ApiMetrics metrics;
+
+    public PspGateway(@RestClient PspClient client, ApiMetrics metrics) {
+        this.client = client;
+        this.metrics = metrics;
+    }
+
+    /**
+     * @return a definite answer; fails with {@link org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException}
+     *     or {@link PspUnavailableException} or an I/O error when the outcome is unknown, and with
+     *     {@link CircuitBreakerOpenException}, {@link BulkheadException} or a {@link ConnectException} when the PSP
+     *     was never called (see {@link #neverSent}).
+     */
+    @Timeout(2000)
+    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5000, successThreshold = 1)
+    @Bulkhead(value = 128, waitingTaskQueue = 256)
+    public Uni<PspChargeResult> charge(UUID paymentId, long amount, String currency, String source) {
+        String reference = paymentId.toString();
+        long start = System.nanoTime();
+        return client.charge(reference, new PspChargeRequest(reference, amount, currency, source))
+                .map(response -> toResult(response.getStatus(), response.getEntity()))
+                // in case an error status still arrives as an exception (default response mapper)
+                .onFailure(WebApplicationException.class)
+                .recoverWithItem(e -> fromError(((WebApplicationException) e).getResponse()))
+                .onItemOrFailure()
+                .invoke((result, failure) -> metrics.pspLatency(
+                        failure != null ? "error" : result.captured() ? "captured" : "refused",
+                        System.nanoTime() - start));
+    }
+
+    private static PspChargeResult fromError(Response response) {
+        PspCharge charge = null;
+        try {
+            charge = response.readEntity(PspCharge.class);
+        } catch (RuntimeException e) {
+            // no usable body: the status decides
+        }
+        return toResult(response.getStatus(), charge);
+    }
+
+    private static PspChargeResult toResult(int status, PspCharge charge) {
+        if (status == 200 && charge != null && charge.succeeded() && charge.id() != null) {
+            return new PspChargeResult(true, charge.id(), null);
+        }
+        if (status == 200 && charge != null && charge.declined()) {
+            return new PspChargeResult(
+                    false, charge.id(), charge.declineCode() == null ? "declined" : charge.declineCode());
+        }
+        if (status >= 400 && status < 500 && status != 408 && status != 429) {
+            String code =
+                    charge != null && charge.error() != null && charge.error().code() != null
+                            ? charge.error().code()
+                            : "psp_rejected_" + status;
+            return new PspChargeResult(false, null, code);
+        }
+        throw new PspUnavailableException("PSP answered " + status);
+    }
+
+    /** True when the failure proves the PSP never received the charge (so the payment may be dropped). */
+    public static boolean neverSent(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof CircuitBreakerOpenException
+                    || t instanceof BulkheadException
+                    || t instanceof ConnectException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,94 @@
+package com.payments.api.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Configuration of payments-api ({@code payments.*}). PSP fault-tolerance timings: see application.properties. */
+@ConfigMapping(prefix = "payments")
+public interface ApiConfig {
+
+    /** Idempotency keys. */
+    Idempotency idempotency();
+
+    /** Merchant authentication. */
+    Auth auth();
+
+    /** Operator API. */
+    Admin admin();
+
+    /** Demo merchants for local runs. */
+    Demo demo();
+
+    /** Answers when the PSP cannot be called. */
+    Psp psp();
+
+    /** Request limits. */
+    Limits limits();
+
+    interface Idempotency {
+        /** How long a completed key is kept (and replayed); between 24h and 72h, checked at startup. */
+        @WithDefault("24h")
+        Duration retention();
+
+        /** How often the housekeeping job runs ({@code off} disables it). */
+        @WithDefault("5m")
+        String cleanupEvery();
+
+        /** Delay of the first housekeeping run after startup. */
+        @WithDefault("1m")
+        String cleanupDelay();
+
+        /** Keys deleted per statement by the housekeeping job. */
+        @WithDefault("1000")
+        int cleanupBatchSize();
+
+        /** Statements per housekeeping run at most (bounds the work of one run). */
+        @WithDefault("100")
+        int cleanupMaxBatches();
+
+        /** Retry-After (seconds) on a 409 for a key whose request is still in flight. */
+        @WithDefault("1")
+        int inFlightRetryAfterSeconds();
+    }
+
+    interface Auth {
+        /**
+         * How long a successful API-key lookup is cached in this instance. A revoked key or a suspended merchant
+         * keeps working here for at most this long.
+         */
+        @WithDefault("10s")
+        Duration cacheTtl();
+    }
+
+    interface Admin {
+        /** Bearer token of the operator API ({@code /v1/admin}). None: the operator API answers 401 to everyone. */
+        Optional<String> token();
+    }
+
+    interface Demo {
+        /**
+         * Create the demo merchants with their documented test keys at startup (docs/api.md). Refused in the prod
+         * profile.
+         */
+        @WithDefault("false")
+        boolean enabled();
+    }
+
+    interface Psp {
+        /** Retry-After (seconds) on a 503 (circuit open, bulkhead full, PSP unreachable). */
+        @WithDefault("5")
+        int unavailableRetryAfterSeconds();
+
+        /** How long a new PROCESSING payment waits before the resolver treats it as stuck. */
+        @WithDefault("60s")
+        Duration stuckAfter();
+    }
+
+    interface Limits {
+        /** Largest accepted JSON body of a merchant request, in bytes (larger: 400 body_too_large). */
+        @WithDefault("16384")
+        int maxBodyBytes();
+    }
+}

@@ -1,0 +1,86 @@
+package com.payments.api.rest;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.api.config.ApiConfig;
+import com.payments.api.service.JsonBodies;
+import com.payments.api.service.MerchantAdminService;
+import com.payments.api.service.MerchantAdminService.IssuedKey;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+import java.util.Set;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestHeader;
+import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
+import org.jboss.resteasy.reactive.RestResponse;
+
+/**
+ * Operator API, protected by {@code payments.admin.token} ({@code Authorization: Bearer <token>}); without a
+ * configured token it answers 401 to everyone. Keys are returned once and never stored in clear.
+ */
+@Path("/v1/admin/merchants")
+@Tag(name = "operators")
+public class AdminResource {
+    private static final Set<String> MERCHANT_FIELDS = Set.of("name", "rateLimitPerSecond");
+
+    private final MerchantAdminService admin;
+    private final Optional<byte[]> token;
+
+    public AdminResource(MerchantAdminService admin, ApiConfig config) {
+        this.admin = admin;
+        this.token = config.admin().token().filter(t -> !t.isBlank()).map(t -> t.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Create a merchant and its first API key (shown once)")
+    @APIResponse(responseCode = "201", description = "{merchantId, keyId, apiKey}")
+    @APIResponse(responseCode = "400", description = "Invalid body")
+    @APIResponse(responseCode = "401", description = "Missing or wrong operator token")
+    public Uni<RestResponse<IssuedKey>> create(@RestHeader("Authorization") String authorization, byte[] body) {
+        checkOperator(authorization);
+        ObjectNode json = JsonBodies.parseObject(body, 4096, MERCHANT_FIELDS);
+        String name = JsonBodies.text(json, "name", true, "invalid_name");
+        if (name.isBlank() || name.length() > 200) {
+            throw ApiProblem.badRequest("invalid_name", "name must be 1-200 characters");
+        }
+        Long rate = JsonBodies.integer(json, "rateLimitPerSecond", 1, 1_000_000, false, "invalid_rate_limit");
+        return admin.createMerchant(name, rate == null ? 100 : rate.intValue())
+                .map(key -> RestResponse.status(RestResponse.Status.CREATED, key));
+    }
+
+    @POST
+    @Path("/{merchantId}/keys")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Issue a new API key (shown once); revokeOthers=true rotates (the other keys stop working)")
+    @APIResponse(responseCode = "201", description = "{merchantId, keyId, apiKey, revokedKeys}")
+    @APIResponse(responseCode = "401", description = "Missing or wrong operator token")
+    @APIResponse(responseCode = "404", description = "No such merchant")
+    public Uni<RestResponse<IssuedKey>> issueKey(
+            @RestHeader("Authorization") String authorization,
+            @RestPath String merchantId,
+            @RestQuery boolean revokeOthers) {
+        checkOperator(authorization);
+        return admin.issueKey(PaymentResource.uuidOr404(merchantId), revokeOthers)
+                .map(key -> RestResponse.status(RestResponse.Status.CREATED, key));
+    }
+
+    private void checkOperator(String authorization) {
+        byte[] given = authorization != null && authorization.startsWith("Bearer ")
+                ? authorization.substring(7).getBytes(StandardCharsets.UTF_8)
+                : new byte[0];
+        if (token.isEmpty() || !MessageDigest.isEqual(token.get(), given)) {
+            throw ApiProblem.unauthorized();
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package com.payments.api.service;
+
+import com.payments.api.Merchant;
+import com.payments.api.PaymentStatus;
+import com.payments.api.client.PspChargeResult;
+import com.payments.api.client.PspGateway;
+import com.payments.api.config.ApiConfig;
+import com.payments.api.repository.PaymentRepository;
+import com.payments.api.rest.ApiProblem;
+import com.payments.api.service.IdempotencyService.Claim;
+import io.quarkus.logging.Log;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * {@code POST /v1/payments} (design.md §3): (1) claim the key and insert the PROCESSING payment in one transaction,
+ * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one transaction. A charge that was
+ * never sent releases the key and drops the payment (503); one whose answer was lost leaves the payment UNKNOWN
+ * (202) for the resolver.
+ */
+@ApplicationScoped
+public class CaptureService {
+    static final String PATH = "/v1/payments";
+    static final String ACTOR = "capture";
+
+    private final Pool pool;
+    private final IdempotencyService idempotency;
+    private final PaymentRepository payments;
+    private final PaymentOutcomeService outcomes;
+    private final PspGateway psp;
+    private final ApiMetrics metrics;
+    private final ApiConfig config;
+
+    public CaptureService(
+            Pool pool,
+            IdempotencyService idempotency,
+            PaymentRepository payments,
+            PaymentOutcomeService outcomes,
+            PspGateway psp,
+            ApiMetrics metrics,
+            ApiConfig config) {
+        this.pool = pool;
+        this.idempotency = idempotency;
+        this.payments = payments;
+        this.outcomes = outcomes;
+        this.psp = psp;
+        this.metrics = metrics;
+        this.config = config;
+    }
+
+    public Uni<ApiResponse> capture(
+            Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
+        byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
+        UUID paymentId = UUID.randomUUID();
+        return pool.withTransaction(conn -> idempotency
+                        .claim(conn, merchant.id(), key, hash, PaymentOutcomeService.RESOURCE_PAYMENT, paymentId)
+                        .flatMap(claim -> claim instanceof Claim.Claimed
+                                ? payments.insertProcessing(
+                                                conn,
+                                                paymentId,
+                                                merchant.id(),
+                                                request.orderId(),
+                                                request.amount(),
+                                                request.currency(),
+                                                request.source(),
+                                                config.psp().stuckAfter())
+                                        .replaceWith(claim)
+                                : Uni.createFrom().item(claim)))
+                .flatMap(claim -> {
+                    if (claim instanceof Claim.Claimed) {
+                        return charge(merchant, key, paymentId, request, traceHeaders);
+                    }
+                    if (claim instanceof Claim.Completed completed) {
+                        return replay(merchant, completed);
+                    }
+                    return Uni.createFrom()
+                            .failure(IdempotencyService.problemFor(
+                                    claim, config.idempotency().inFlightRetryAfterSeconds()));
+                });
+    }
+
+    private Uni<ApiResponse> charge(
+            Merchant merchant, String key, UUID paymentId, CaptureRequest request, Map<String, String> traceHeaders) {
+        return psp.charge(paymentId, request.amount(), request.currency(), request.source())
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    if (failure != null && PspGateway.neverSent(failure)) {
+                        return release(merchant, key, paymentId, failure);
+                    }
+                    PaymentOutcome outcome = outcomeOf(paymentId, result, failure);
+                    return pool.withTransaction(conn -> outcomes.record(conn, outcome, traceHeaders))
+                            .map(recorded -> {
+                                metrics.capture(outcomeTag(recorded.payment().status()));
+                                return outcomes.render(recorded.payment());
+                            });
+                });
+    }
+
+    private static PaymentOutcome outcomeOf(UUID paymentId, PspChargeResult result, Throwable failure) {
+        if (failure != null) {
+            // a timeout or a connection lost after sending: the PSP may have charged. Never FAILED here.
+            Log.warnf(
+                    "PSP outcome unknown for payment %s: %s",
+                    paymentId, failure.getClass().getSimpleName());
+            return PaymentOutcome.unknown(paymentId, failure.getClass().getSimpleName(), ACTOR);
+        }
+        return result.captured()
+                ? PaymentOutcome.captured(paymentId, result.pspReference(), ACTOR)
+                : PaymentOutcome.failed(paymentId, result.pspReference(), result.declineCode(), ACTOR);
+    }
+
+    /** The PSP never got the charge: drop the payment and give the key back, so the client can retry with it. */
+    private Uni<ApiResponse> release(Merchant merchant, String key, UUID paymentId, Throwable failure) {
+        Log.warnf(
+                "PSP not called for payment %s (%s): key released",
+                paymentId, failure.getClass().getSimpleName());
+        metrics.capture("unavailable");
+        return pool.withTransaction(conn -> idempotency
+                        .release(conn, merchant.id(), key, paymentId)
+                        .flatMap(released -> payments.deleteNeverSent(conn, merchant.id(), paymentId)))
+                .flatMap(deleted -> Uni.createFrom()
+                        .failure(new ApiProblem(
+                                503,
+                                "psp_unavailable",
+                                "Payment provider unavailable",
+                                "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
+                                config.psp().unavailableRetryAfterSeconds())));
+    }
+
+    /** A completed key: the stored answer byte for byte, or the current state if it was stored before an outcome. */
+    private Uni<ApiResponse> replay(Merchant merchant, Claim.Completed completed) {
+        metrics.capture("replayed");
+        if (completed.status() != 202 || completed.resourceId() == null) {
+            return Uni.createFrom().item(new ApiResponse(completed.status(), completed.body(), true));
+        }
+        return payments.find(pool, merchant.id(), completed.resourceId()).map(payment -> {
+            if (payment == null) {
+                return new ApiResponse(completed.status(), completed.body(), true);
+            }
+            ApiResponse current = outcomes.render(payment);
+            return new ApiResponse(current.status(), current.body(), true);
+        });
+    }
+
+    private static String outcomeTag(PaymentStatus status) {
+        return switch (status) {
+            case CAPTURED -> "captured";
+            case FAILED -> "declined";
+            default -> "unknown";
+        };
+    }
+}

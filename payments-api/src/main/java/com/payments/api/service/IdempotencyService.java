@@ -1,0 +1,115 @@
+package com.payments.api.service;
+
+import com.payments.api.repository.IdempotencyRepository;
+import com.payments.api.repository.IdempotencyRepository.StoredKey;
+import com.payments.api.rest.ApiProblem;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Arrays;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * Idempotency keys (design.md §3-4, IETF Idempotency-Key draft), reusable by every POST that creates something:
+ * {@link #claim} inside the transaction that creates the resource, {@link #complete} inside the transaction that
+ * records the outcome, {@link #release} when the guarded call never happened. Keys are per merchant.
+ */
+@ApplicationScoped
+public class IdempotencyService {
+    public static final String HEADER = "Idempotency-Key";
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    private static final Pattern KEY = Pattern.compile("[\\x20-\\x7E]{1,255}");
+
+    /** What a claim found. */
+    public sealed interface Claim {
+        /** This request owns the key now; go on and create the resource. */
+        record Claimed() implements Claim {}
+
+        /** Same request, still in flight elsewhere: 409. */
+        record InFlight() implements Claim {}
+
+        /** The key was used with a different request: 422. */
+        record Mismatch() implements Claim {}
+
+        /** Same request, completed: replay the stored answer (or the resource's current state). */
+        record Completed(int status, byte[] body, String resourceType, UUID resourceId) implements Claim {}
+    }
+
+    private final IdempotencyRepository keys;
+
+    public IdempotencyService(IdempotencyRepository keys) {
+        this.keys = keys;
+    }
+
+    /** Checks the header: required, 1-255 printable ASCII; 400 otherwise (nothing stored). */
+    public static String validateKey(String key) {
+        if (key == null) {
+            throw ApiProblem.badRequest("missing_idempotency_key", "The Idempotency-Key header is required");
+        }
+        if (!KEY.matcher(key).matches()) {
+            throw ApiProblem.badRequest(
+                    "invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters");
+        }
+        return key;
+    }
+
+    /**
+     * Claims the key for a resource with {@code INSERT ... ON CONFLICT DO NOTHING}. Run it in the transaction that
+     * also inserts the resource: a concurrent claim of the same key waits for that transaction and then sees the
+     * key (so exactly one request creates the resource).
+     */
+    public Uni<Claim> claim(
+            SqlClient conn, UUID merchantId, String key, byte[] requestHash, String resourceType, UUID resourceId) {
+        return keys.insert(conn, merchantId, key, requestHash, resourceType, resourceId)
+                .flatMap(claimed -> claimed
+                        ? Uni.createFrom().item((Claim) new Claim.Claimed())
+                        : keys.find(conn, merchantId, key).map(stored -> classify(stored, requestHash)));
+    }
+
+    private static Claim classify(StoredKey stored, byte[] requestHash) {
+        if (stored == null) {
+            // released between our insert and our read: the other request gave it back; the client retries
+            return new Claim.InFlight();
+        }
+        if (!Arrays.equals(stored.requestHash(), requestHash)) {
+            return new Claim.Mismatch();
+        }
+        if (!stored.completed()) {
+            return new Claim.InFlight();
+        }
+        return new Claim.Completed(
+                stored.responseStatus(), stored.responseBody(), stored.resourceType(), stored.resourceId());
+    }
+
+    /** Stores the response of the resource's in-progress key (no-op when already completed). */
+    public Uni<Boolean> complete(SqlClient conn, String resourceType, UUID resourceId, int status, byte[] body) {
+        return keys.complete(conn, resourceType, resourceId, status, body);
+    }
+
+    /** Gives the key back (deletes it) so the client may retry with it; only while it is still in progress. */
+    public Uni<Boolean> release(SqlClient conn, UUID merchantId, String key, UUID resourceId) {
+        return keys.release(conn, merchantId, key, resourceId);
+    }
+
+    /** The 409 / 422 answers of a lost claim. */
+    public static ApiProblem problemFor(Claim claim, int inFlightRetryAfterSeconds) {
+        if (claim instanceof Claim.InFlight) {
+            return new ApiProblem(
+                    409,
+                    "idempotency_key_in_use",
+                    "Request in progress",
+                    "A request with this Idempotency-Key is still in progress; retry later",
+                    inFlightRetryAfterSeconds);
+        }
+        if (claim instanceof Claim.Mismatch) {
+            return new ApiProblem(
+                    422,
+                    "idempotency_key_reused",
+                    "Idempotency-Key reused",
+                    "This Idempotency-Key was used with a different request",
+                    null);
+        }
+        throw new IllegalArgumentException("not a rejection: " + claim);
+    }
+}

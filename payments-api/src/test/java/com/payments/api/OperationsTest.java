@@ -1,0 +1,142 @@
+package com.payments.api;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.api.service.IdempotencyCleanupJob;
+import com.payments.infra.PostgresTestResource;
+import com.payments.infra.PspSandboxTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The state machine in Java against the SQL trigger, key housekeeping, metrics and OpenAPI. */
+@QuarkusTest
+@QuarkusTestResource(PostgresTestResource.class)
+@QuarkusTestResource(
+        value = PspSandboxTestResource.class,
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+class OperationsTest {
+    private static final UUID MERCHANT = UUID.fromString("00000000-0000-4000-8000-00000000000a");
+
+    static final class Rollback extends RuntimeException {}
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    CircuitBreakerMaintenance breakers;
+
+    @BeforeEach
+    void warmUp() {
+        TestSupport.warmUp(pspUrl, breakers);
+    }
+
+    @ConfigProperty(name = "psp.url")
+    String pspUrl;
+
+    @Inject
+    IdempotencyCleanupJob cleanup;
+
+    @Test
+    void transitionTableInJavaIsTheOneTheDatabaseEnforces() {
+        for (PaymentStatus from : PaymentStatus.values()) {
+            for (PaymentStatus to : PaymentStatus.values()) {
+                if (from == to) {
+                    continue;
+                }
+                UUID id = UUID.randomUUID();
+                boolean allowedBySql = pool.withTransaction(conn -> conn.preparedQuery(
+                                        """
+                                        INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, psp_reference)
+                                        VALUES ($1, $2, 'sm', 1, 'EUR', 'tok_visa', $3, 'ch_x')""")
+                                .execute(Tuple.of(id, MERCHANT, from.name()))
+                                .flatMap(r -> conn.preparedQuery("UPDATE payments SET status = $2 WHERE id = $1")
+                                        .execute(Tuple.of(id, to.name())))
+                                // roll back whatever happened: only the trigger's verdict matters
+                                .flatMap(r -> Uni.createFrom().<Boolean>failure(new Rollback())))
+                        .onFailure()
+                        .recoverWithUni(e -> e instanceof Rollback
+                                ? Uni.createFrom().item(true)
+                                : e.getMessage().contains("illegal payment transition")
+                                        ? Uni.createFrom().item(false)
+                                        : Uni.createFrom().failure(e))
+                        .await()
+                        .indefinitely();
+                assertThat(from.canMoveTo(to)).as(from + " -> " + to).isEqualTo(allowedBySql);
+            }
+        }
+    }
+
+    @Test
+    void housekeepingDeletesOnlyCompletedKeysPastTheRetention() {
+        List<String> keys = new ArrayList<>();
+        String run = UUID.randomUUID().toString();
+        for (String kind : List.of("old-completed", "old-in-progress", "fresh-completed")) {
+            String key = run + "-" + kind;
+            keys.add(key);
+            pool.preparedQuery(
+                            """
+                            INSERT INTO idempotency_keys (merchant_id, key, request_hash, status, response_status, response_body, created_at)
+                            VALUES ($1, $2, $3, $4, $5, $6, now() - make_interval(hours => $7))""")
+                    .execute(Tuple.from(java.util.Arrays.asList(
+                            MERCHANT,
+                            key,
+                            Buffer.buffer(new byte[32]),
+                            kind.endsWith("completed") ? "COMPLETED" : "IN_PROGRESS",
+                            kind.endsWith("completed") ? 201 : null,
+                            kind.endsWith("completed") ? Buffer.buffer("{}") : null,
+                            kind.startsWith("old") ? 25 : 23)))
+                    .await()
+                    .indefinitely();
+        }
+        assertThat(cleanup.purgeExpired().await().indefinitely()).isGreaterThanOrEqualTo(1L);
+        List<String> left = new ArrayList<>();
+        pool.preparedQuery("SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key")
+                .execute(Tuple.of(run + "%"))
+                .await()
+                .indefinitely()
+                .forEach(row -> left.add(row.getString(0)));
+        assertThat(left).containsExactly(run + "-fresh-completed", run + "-old-in-progress");
+    }
+
+    @Test
+    void metricsAndOpenApiDescribeTheApi() {
+        TestSupport.capture(
+                        TestSupport.KEY_A,
+                        TestSupport.unique("key"),
+                        TestSupport.body(TestSupport.unique("order"), 100, "EUR", "tok_visa"))
+                .then()
+                .statusCode(201);
+        String metrics =
+                given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertThat(metrics)
+                .contains("payments_captures_total{outcome=\"captured\"")
+                .contains("payments_psp_latency_seconds")
+                .contains("ft_circuitbreaker_state");
+        String openapi = given().get("/q/openapi?format=json")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        for (String code : List.of(
+                "\"201\"", "\"202\"", "\"400\"", "\"401\"", "\"402\"", "\"404\"", "\"409\"", "\"422\"", "\"429\"",
+                "\"503\"")) {
+            assertThat(openapi).contains(code);
+        }
+        given().get("/q/health/ready").then().statusCode(200);
+        given().get("/q/health/live").then().statusCode(200);
+    }
+}

@@ -1,0 +1,123 @@
+package com.payments.api;
+
+import static io.restassured.RestAssured.given;
+
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Calls and database checks shared by the tests (test thread: blocking on the pool is fine here). */
+final class TestSupport {
+    static final String KEY_A = "sk_test_demo_merchant_a";
+    static final String KEY_B = "sk_test_demo_merchant_b";
+    static final String ADMIN = "test-operator-token";
+
+    /** Every table a merchant request could write to. */
+    static final List<String> TABLES = List.of(
+            "merchants",
+            "merchant_api_keys",
+            "payments",
+            "payment_transitions",
+            "refunds",
+            "idempotency_keys",
+            "outbox",
+            "ledger_transactions",
+            "ledger_entries",
+            "psp_webhook_events",
+            "operations_queue");
+
+    private static boolean warm;
+
+    private TestSupport() {}
+
+    /**
+     * Once per JVM: the first PSP call of a cold JVM on a loaded machine can outlast the test timeout, so warm the
+     * sandbox and the client, then close the circuit again, before tests make claims about single calls.
+     */
+    static synchronized void warmUp(String pspUrl, CircuitBreakerMaintenance breakers) {
+        if (warm) {
+            return;
+        }
+        for (int i = 0; i < 20; i++) {
+            psp(pspUrl)
+                    .contentType(ContentType.JSON)
+                    .header("Idempotency-Key", unique("warm"))
+                    .body("{\"reference\":\"" + unique("warm")
+                            + "\",\"amount\":1,\"currency\":\"EUR\",\"source\":\"tok_visa\"}")
+                    .post("/v1/charges");
+        }
+        for (int i = 0; i < 5; i++) {
+            capture(KEY_A, unique("warm"), body(unique("warm"), 1, "EUR", "tok_visa"));
+        }
+        breakers.resetAll();
+        warm = true;
+    }
+
+    static String body(String orderId, long amount, String currency, String source) {
+        return "{\"orderId\":\"" + orderId + "\",\"amount\":" + amount + ",\"currency\":\"" + currency
+                + "\",\"source\":\"" + source + "\"}";
+    }
+
+    static RequestSpecification merchant(String apiKey) {
+        return given().header("Authorization", "Bearer " + apiKey);
+    }
+
+    static Response capture(String apiKey, String idempotencyKey, String body) {
+        return merchant(apiKey)
+                .header("Idempotency-Key", idempotencyKey)
+                .contentType(ContentType.JSON)
+                .body(body)
+                .post("/v1/payments");
+    }
+
+    static String unique(String prefix) {
+        return prefix + "-" + UUID.randomUUID();
+    }
+
+    static long count(Pool pool, String sql, Object... args) {
+        Row row = pool.preparedQuery(sql)
+                .execute(Tuple.from(args))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next();
+        return row.getLong(0);
+    }
+
+    static Map<String, Long> rowCounts(Pool pool) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (String table : TABLES) {
+            counts.put(table, count(pool, "SELECT count(*) FROM " + table));
+        }
+        return counts;
+    }
+
+    static String paymentStatus(Pool pool, UUID id) {
+        return pool.preparedQuery("SELECT status FROM payments WHERE id = $1")
+                .execute(Tuple.of(id))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getString(0);
+    }
+
+    /** The sandbox's counters for a reference (our payment id). */
+    static Response pspCounters(String pspUrl, UUID paymentId) {
+        return psp(pspUrl).get("/test/counters/" + paymentId);
+    }
+
+    /** A request to the sandbox (its own port, not the application's). */
+    static RequestSpecification psp(String pspUrl) {
+        java.net.URI uri = java.net.URI.create(pspUrl);
+        return given().baseUri(uri.getScheme() + "://" + uri.getHost()).port(uri.getPort());
+    }
+}

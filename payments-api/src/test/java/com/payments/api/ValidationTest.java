@@ -1,0 +1,230 @@
+package com.payments.api;
+
+import static com.payments.api.TestSupport.KEY_A;
+import static com.payments.api.TestSupport.body;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.infra.PostgresTestResource;
+import com.payments.infra.PspSandboxTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Bad input gets a clear 4xx problem and changes nothing (design.md §7.6); card numbers are never echoed or logged. */
+@QuarkusTest
+@QuarkusTestResource(PostgresTestResource.class)
+@QuarkusTestResource(
+        value = PspSandboxTestResource.class,
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+class ValidationTest {
+    private static final String VALID = body("order-1", 1000, "EUR", "tok_visa");
+    private static final List<String> CARDS = List.of(
+            "4242424242424242", "4242 4242 4242 4242", "4242-4242-4242-4242", "5555555555554444", "378282246310005");
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    CircuitBreakerMaintenance breakers;
+
+    @BeforeEach
+    void warmUp() {
+        TestSupport.warmUp(pspUrl, breakers);
+    }
+
+    @ConfigProperty(name = "psp.url")
+    String pspUrl;
+
+    record Case(String name, int status, String code, Supplier<Response> call) {}
+
+    static Case post(String name, int status, String code, String json) {
+        return new Case(name, status, code, () -> TestSupport.capture(KEY_A, "key-" + name, json));
+    }
+
+    static Case raw(String name, int status, String code, Supplier<Response> call) {
+        return new Case(name, status, code, call);
+    }
+
+    static RequestSpecification json() {
+        return given().header("Authorization", "Bearer " + KEY_A).contentType("application/json");
+    }
+
+    static String with(String field, String rawValue) {
+        Map<String, String> fields = new java.util.LinkedHashMap<>(
+                Map.of("orderId", "\"order-1\"", "amount", "1000", "currency", "\"EUR\"", "source", "\"tok_visa\""));
+        if (rawValue == null) {
+            fields.remove(field);
+        } else {
+            fields.put(field, rawValue);
+        }
+        StringBuilder sb = new StringBuilder("{");
+        fields.forEach((k, v) -> sb.append(sb.length() > 1 ? "," : "")
+                .append('"')
+                .append(k)
+                .append("\":")
+                .append(v));
+        return sb.append('}').toString();
+    }
+
+    static List<Case> cases() {
+        List<Case> cases = new ArrayList<>();
+        // Idempotency-Key
+        cases.add(raw("missing-key", 400, "missing_idempotency_key", () -> json().body(VALID)
+                .post("/v1/payments")));
+        cases.add(raw("empty-key", 400, "missing_idempotency_key", () -> json().header("Idempotency-Key", "")
+                .body(VALID)
+                .post("/v1/payments")));
+        cases.add(raw(
+                "overlong-key", 400, "invalid_idempotency_key", () -> json().header("Idempotency-Key", "k".repeat(256))
+                        .body(VALID)
+                        .post("/v1/payments")));
+        cases.add(raw("latin1-key", 400, "invalid_idempotency_key", () -> json().header("Idempotency-Key", "clé")
+                .body(VALID)
+                .post("/v1/payments")));
+        cases.add(raw("tab-key", 400, "invalid_idempotency_key", () -> json().header("Idempotency-Key", "a\tb")
+                .body(VALID)
+                .post("/v1/payments")));
+        // Authentication
+        cases.add(raw("no-auth", 401, "unauthorized", () -> given().contentType("application/json")
+                .header("Idempotency-Key", "k1")
+                .body(VALID)
+                .post("/v1/payments")));
+        cases.add(raw("wrong-key", 401, "unauthorized", () -> given().header("Authorization", "Bearer sk_nope")
+                .contentType("application/json")
+                .header("Idempotency-Key", "k2")
+                .body(VALID)
+                .post("/v1/payments")));
+        cases.add(raw("basic-auth", 401, "unauthorized", () -> given().header("Authorization", "Basic " + KEY_A)
+                .contentType("application/json")
+                .header("Idempotency-Key", "k3")
+                .body(VALID)
+                .post("/v1/payments")));
+        // Body shape
+        cases.add(raw(
+                "text-plain", 415, "unsupported_media_type", () -> given().header("Authorization", "Bearer " + KEY_A)
+                        .header("Idempotency-Key", "k4")
+                        .contentType("text/plain")
+                        .body(VALID)
+                        .post("/v1/payments")));
+        cases.add(raw("empty-body", 400, "invalid_json", () -> json().header("Idempotency-Key", "k5")
+                .post("/v1/payments")));
+        cases.add(post("not-json", 400, "invalid_json", "orderId=1&amount=2"));
+        cases.add(post("array", 400, "invalid_json", "[]"));
+        cases.add(post("null", 400, "invalid_json", "null"));
+        cases.add(post("truncated", 400, "invalid_json", "{\"orderId\":\"o\",\"amount\":"));
+        cases.add(post(
+                "duplicate-field",
+                400,
+                "invalid_json",
+                "{\"orderId\":\"o\",\"amount\":1,\"amount\":2,\"currency\":\"EUR\",\"source\":\"tok_visa\"}"));
+        cases.add(post("trailing-data", 400, "invalid_json", VALID + " {}"));
+        cases.add(post("comment", 400, "invalid_json", "/* x */" + VALID));
+        cases.add(post("unknown-card-field", 400, "unknown_field", with("card", "\"4242424242424242\"")));
+        cases.add(post("unknown-field", 400, "unknown_field", with("amount2", "5")));
+        cases.add(post("too-large", 400, "body_too_large", with("orderId", "\"" + "x".repeat(17_000) + "\"")));
+        // orderId
+        cases.add(post("missing-order", 400, "invalid_order_id", with("orderId", null)));
+        cases.add(post("empty-order", 400, "invalid_order_id", with("orderId", "\"\"")));
+        cases.add(post("overlong-order", 400, "invalid_order_id", with("orderId", "\"" + "o".repeat(256) + "\"")));
+        cases.add(post("unicode-order", 400, "invalid_order_id", with("orderId", "\"ordér-ünïcode-😀\"")));
+        cases.add(post("newline-order", 400, "invalid_order_id", with("orderId", "\"a\\nb\"")));
+        cases.add(post("numeric-order", 400, "invalid_order_id", with("orderId", "123")));
+        // amount
+        cases.add(post("missing-amount", 400, "invalid_amount", with("amount", null)));
+        cases.add(post("zero", 400, "invalid_amount", with("amount", "0")));
+        cases.add(post("negative", 400, "invalid_amount", with("amount", "-100")));
+        cases.add(post("over-max", 400, "invalid_amount", with("amount", "1000000000001")));
+        cases.add(post("huge", 400, "invalid_amount", with("amount", "99999999999999999999999999")));
+        cases.add(post("fraction", 400, "invalid_amount", with("amount", "1.5")));
+        cases.add(post("exponent", 400, "invalid_amount", with("amount", "1e3")));
+        cases.add(post("point-zero", 400, "invalid_amount", with("amount", "100.0")));
+        cases.add(post("string-amount", 400, "invalid_amount", with("amount", "\"100\"")));
+        cases.add(post("null-amount", 400, "invalid_amount", with("amount", "null")));
+        cases.add(post("bool-amount", 400, "invalid_amount", with("amount", "true")));
+        cases.add(post("object-amount", 400, "invalid_amount", with("amount", "{\"value\":1}")));
+        cases.add(post("array-amount", 400, "invalid_amount", with("amount", "[1]")));
+        cases.add(post("sql-amount", 400, "invalid_json", with("amount", "100; DROP TABLE payments")));
+        // currency
+        cases.add(post("missing-currency", 400, "invalid_currency", with("currency", null)));
+        cases.add(post("lowercase-currency", 400, "invalid_currency", with("currency", "\"eur\"")));
+        cases.add(post("unknown-currency", 400, "invalid_currency", with("currency", "\"ABC\"")));
+        cases.add(post("no-minor-unit", 400, "invalid_currency", with("currency", "\"XXX\"")));
+        cases.add(post("long-currency", 400, "invalid_currency", with("currency", "\"EURO\"")));
+        cases.add(post("numeric-currency", 400, "invalid_currency", with("currency", "978")));
+        cases.add(post("sql-currency", 400, "invalid_currency", with("currency", "\"EUR' OR '1'='1\"")));
+        // source
+        cases.add(post("missing-source", 400, "invalid_source", with("source", null)));
+        for (int i = 0; i < CARDS.size(); i++) {
+            cases.add(post("card-" + i, 400, "card_data_rejected", with("source", "\"" + CARDS.get(i) + "\"")));
+        }
+        cases.add(post("card-as-number", 400, "invalid_source", with("source", "4242424242424242")));
+        cases.add(post("not-a-token", 400, "invalid_source", with("source", "\"visa\"")));
+        cases.add(post("overlong-token", 400, "invalid_source", with("source", "\"tok_" + "a".repeat(200) + "\"")));
+        cases.add(post("sql-source", 400, "invalid_source", with("source", "\"tok_visa'; DROP TABLE payments;--\"")));
+        cases.add(post("emoji-source", 400, "invalid_source", with("source", "\"tok_😀\"")));
+        return cases;
+    }
+
+    @Test
+    void malformedRequestsGetA4xxProblemAndChangeNothing() {
+        List<String> logged = new ArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                synchronized (logged) {
+                    logged.add(String.valueOf(record.getMessage()) + " "
+                            + java.util.Arrays.toString(record.getParameters()));
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger root = Logger.getLogger("");
+        root.addHandler(handler);
+        try {
+            Map<String, Long> before = TestSupport.rowCounts(pool);
+            List<Case> cases = cases();
+            assertThat(cases).hasSizeGreaterThanOrEqualTo(40);
+            for (Case c : cases) {
+                Response r = c.call().get();
+                assertThat(r.statusCode()).as(c.name()).isEqualTo(c.status());
+                assertThat(r.contentType()).as(c.name()).startsWith("application/problem+json");
+                assertThat(r.<String>path("code")).as(c.name()).isEqualTo(c.code());
+                assertThat(r.<Integer>path("status")).as(c.name()).isEqualTo(c.status());
+                assertThat(r.<String>path("type")).as(c.name()).isNotBlank();
+                assertThat(r.<String>path("title")).as(c.name()).isNotBlank();
+                for (String card : CARDS) {
+                    assertThat(r.asString()).as(c.name()).doesNotContain(card);
+                }
+            }
+            assertThat(TestSupport.rowCounts(pool)).isEqualTo(before);
+            synchronized (logged) {
+                for (String card : CARDS) {
+                    assertThat(logged).noneMatch(line -> line.contains(card));
+                }
+            }
+        } finally {
+            root.removeHandler(handler);
+        }
+    }
+}
