@@ -75,6 +75,22 @@ public final class Postgres {
         return database;
     }
 
+    /** Creates an empty database with this name unless it exists. */
+    public static void createDatabaseIfMissing(String name) {
+        Server server = server();
+        String adminUrl = "jdbc:postgresql://" + server.host() + ":" + server.port() + "/postgres";
+        try (Connection connection = DriverManager.getConnection(adminUrl, server.user(), server.password());
+                Statement statement = connection.createStatement()) {
+            var exists = statement.executeQuery(
+                    "SELECT 1 FROM pg_database WHERE datname = '" + name.replace("'", "''") + "'");
+            if (!exists.next()) {
+                statement.execute("CREATE DATABASE \"" + name.replace("\"", "\"\"") + "\"");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot create database " + name + " on " + adminUrl, e);
+        }
+    }
+
     static String databaseName(String prefix) {
         String clean = prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
         if (clean.isEmpty() || !Character.isLetter(clean.charAt(0))) {

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Starts the whole payments platform locally: PostgreSQL and Kafka (embedded by default, or the ones given by
+# PAYMENTS_PG_* / PAYMENTS_KAFKA_BOOTSTRAP_SERVERS), the PSP sandbox, the schema migration, payments-api,
+# outbox-relay and refunds-worker. Ctrl-C stops everything it started.
+#
+#   ./local-stack.sh              build what is needed, start everything, wait for Ctrl-C
+#   ./local-stack.sh recon [ARGS]  run the reconciler once against the running stack (see docs/reconciler.md)
+#   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
+#   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+STATE=$ROOT/.local
+LOGS=$STATE/logs
+
+API_PORT=${API_PORT:-8080}
+RELAY_PORT=${RELAY_PORT:-8081}
+WORKER_PORT=${WORKER_PORT:-8082}
+PSP_PORT=${PSP_PORT:-8089}
+WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
+ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-local-admin-token}
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+die() { printf 'local-stack: %s\n' "$*" >&2; exit 1; }
+
+port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_ready() { # NAME URL PID LOGFILE
+  local deadline=$((SECONDS + 120))
+  until curl -fsS -o /dev/null "$2" 2>/dev/null; do
+    kill -0 "$3" 2>/dev/null || { tail -n 30 "$4" >&2; die "$1 exited during startup (log: $4)"; }
+    ((SECONDS < deadline)) || die "$1 not ready after 120 s (log: $4)"
+    sleep 0.5
+  done
+}
+
+jar() { echo "$ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
+
+if [[ "${1:-}" == "events" ]]; then
+  [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
+  # shellcheck disable=SC1091
+  source "$STATE/infra.env"
+  exec "$JAVA" -cp "$ROOT/local-infra/target/classes:$(cat "$STATE/infra.classpath")" \
+    com.payments.infra.TopicTail "${2:-payment-events}" "${@:3}" 2>/dev/null
+fi
+
+if [[ "${1:-}" == "recon" ]]; then
+  [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
+  # shellcheck disable=SC1091
+  source "$STATE/env"
+  exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
+fi
+
+for port in "$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT"; do
+  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT or PSP_PORT to move a service)"
+done
+
+mkdir -p "$LOGS"
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+  log "building (./mvnw package -DskipTests)"
+  ./mvnw -B -q -ntp package -DskipTests
+  ./mvnw -B -q -ntp -pl local-infra dependency:build-classpath -Dmdep.outputFile="$STATE/infra.classpath"
+fi
+[[ -f $STATE/infra.classpath ]] || die "missing $STATE/infra.classpath: run without SKIP_BUILD once"
+
+PIDS=()
+cleanup() {
+  trap - INT TERM EXIT
+  log "stopping"
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do kill "${PIDS[i]}" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -f "$STATE/env"
+}
+trap cleanup INT TERM EXIT
+
+log "starting PostgreSQL and Kafka"
+"$JAVA" -Xmx768m -cp "$ROOT/local-infra/target/classes:$(cat "$STATE/infra.classpath")" \
+  com.payments.infra.LocalInfraMain --database payments >"$STATE/infra.env" 2>"$LOGS/infra.log" &
+PIDS+=($!)
+deadline=$((SECONDS + 120))
+until [[ $(grep -c '^export' "$STATE/infra.env" 2>/dev/null) -ge 3 ]]; do
+  kill -0 "${PIDS[0]}" 2>/dev/null || { tail -n 30 "$LOGS/infra.log" >&2; die "infrastructure failed to start"; }
+  ((SECONDS < deadline)) || die "infrastructure not up after 120 s (log: $LOGS/infra.log)"
+  sleep 0.5
+done
+# shellcheck disable=SC1091
+source "$STATE/infra.env"
+
+cat >"$STATE/env" <<ENV
+export QUARKUS_DATASOURCE_REACTIVE_URL='postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$PAYMENTS_PG_DATABASE'
+export QUARKUS_DATASOURCE_JDBC_URL='jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$PAYMENTS_PG_DATABASE'
+export QUARKUS_DATASOURCE_USERNAME='$PAYMENTS_PG_USER'
+export QUARKUS_DATASOURCE_PASSWORD='$PAYMENTS_PG_PASSWORD'
+export KAFKA_BOOTSTRAP_SERVERS='$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS'
+export PSP_URL='http://127.0.0.1:$PSP_PORT'
+export PSP_WEBHOOK_SECRET='$WEBHOOK_SECRET'
+export QUARKUS_LOG_CONSOLE_JSON=false
+ENV
+# shellcheck disable=SC1091
+source "$STATE/env"
+
+start() { # NAME PORT READY_PATH [java args...]
+  local name=$1 port=$2 ready=$3
+  shift 3
+  "$JAVA" -Xmx384m -Dquarkus.http.port="$port" "$@" >"$LOGS/$name.log" 2>&1 &
+  PIDS+=($!)
+  wait_ready "$name" "http://127.0.0.1:$port$ready" "$!" "$LOGS/$name.log"
+  log "$name ready on http://127.0.0.1:$port"
+}
+
+log "migrating the schema (payments-api as the migration Job)"
+QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true \
+  "$JAVA" -jar "$(jar payments-api)" >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
+
+start psp-sandbox "$PSP_PORT" /q/health/ready \
+  -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" -jar "$(jar psp-sandbox)"
+PAYMENTS_ADMIN_TOKEN=$ADMIN_TOKEN PAYMENTS_DEMO_MERCHANTS=true \
+  start payments-api "$API_PORT" /q/health/ready -jar "$(jar payments-api)"
+start outbox-relay "$RELAY_PORT" /q/health/ready -jar "$(jar outbox-relay)"
+start refunds-worker "$WORKER_PORT" /q/health/ready -jar "$(jar refunds-worker)"
+
+cat <<INFO
+
+The payments platform is running. Ctrl-C stops it.
+
+  Merchant API     http://127.0.0.1:$API_PORT/v1/payments
+  Swagger UI       http://127.0.0.1:$API_PORT/q/swagger-ui
+  Metrics          http://127.0.0.1:$API_PORT/q/metrics  (relay :$RELAY_PORT, worker :$WORKER_PORT)
+  PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})
+  PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (user $PAYMENTS_PG_USER)
+  Kafka            $PAYMENTS_KAFKA_BOOTSTRAP_SERVERS
+  Logs             $LOGS/
+  Operator token   $ADMIN_TOKEN
+
+Demo merchants (local runs only):
+  Demo Shop A      Authorization: Bearer sk_test_demo_merchant_a
+  Demo Shop B      Authorization: Bearer sk_test_demo_merchant_b
+
+Kafka events:      ./local-stack.sh events payment-events
+Reconcile a day:   ./local-stack.sh recon
+INFO
+wait "${PIDS[@]}"
