@@ -18,7 +18,7 @@ RELAY_PORT=${RELAY_PORT:-8081}
 WORKER_PORT=${WORKER_PORT:-8082}
 PSP_PORT=${PSP_PORT:-8089}
 WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
-ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-local-admin-token}
+ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-dev-operator-token}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
@@ -60,9 +60,11 @@ mkdir -p "$LOGS"
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   log "building (./mvnw package -DskipTests)"
   ./mvnw -B -q -ntp package -DskipTests
-  ./mvnw -B -q -ntp -pl local-infra dependency:build-classpath -Dmdep.outputFile="$STATE/infra.classpath"
 fi
-[[ -f $STATE/infra.classpath ]] || die "missing $STATE/infra.classpath: run without SKIP_BUILD once"
+for module in psp-sandbox payments-api outbox-relay refunds-worker reconciler; do
+  [[ -f $(jar $module) ]] || die "$(jar $module) is missing: run without SKIP_BUILD"
+done
+./mvnw -B -q -ntp -pl local-infra dependency:build-classpath -Dmdep.outputFile="$STATE/infra.classpath"
 
 PIDS=()
 cleanup() {
@@ -95,7 +97,9 @@ export QUARKUS_DATASOURCE_PASSWORD='$PAYMENTS_PG_PASSWORD'
 export KAFKA_BOOTSTRAP_SERVERS='$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS'
 export PSP_URL='http://127.0.0.1:$PSP_PORT'
 export PSP_WEBHOOK_SECRET='$WEBHOOK_SECRET'
-export QUARKUS_LOG_CONSOLE_JSON=false
+export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
+# Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
+export QUARKUS_PROFILE=dev
 ENV
 # shellcheck disable=SC1091
 source "$STATE/env"
@@ -115,8 +119,7 @@ QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true \
 
 start psp-sandbox "$PSP_PORT" /q/health/ready \
   -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" -jar "$(jar psp-sandbox)"
-PAYMENTS_ADMIN_TOKEN=$ADMIN_TOKEN PAYMENTS_DEMO_MERCHANTS=true \
-  start payments-api "$API_PORT" /q/health/ready -jar "$(jar payments-api)"
+start payments-api "$API_PORT" /q/health/ready -jar "$(jar payments-api)"
 start outbox-relay "$RELAY_PORT" /q/health/ready -jar "$(jar outbox-relay)"
 start refunds-worker "$WORKER_PORT" /q/health/ready -jar "$(jar refunds-worker)"
 
