@@ -77,6 +77,7 @@ cleanup() {
 trap cleanup INT TERM EXIT
 
 log "starting PostgreSQL and Kafka"
+rm -f "$STATE/infra.env"
 "$JAVA" -Xmx768m -cp "$ROOT/local-infra/target/classes:$(cat "$STATE/infra.classpath")" \
   com.payments.infra.LocalInfraMain --database payments >"$STATE/infra.env" 2>"$LOGS/infra.log" &
 PIDS+=($!)
@@ -97,6 +98,7 @@ export QUARKUS_DATASOURCE_PASSWORD='$PAYMENTS_PG_PASSWORD'
 export KAFKA_BOOTSTRAP_SERVERS='$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS'
 export PSP_URL='http://127.0.0.1:$PSP_PORT'
 export PSP_WEBHOOK_SECRET='$WEBHOOK_SECRET'
+export RECON_SOURCE='http://127.0.0.1:$PSP_PORT'
 export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 # Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
 export QUARKUS_PROFILE=dev
@@ -141,6 +143,6 @@ Demo merchants (local runs only):
   Demo Shop B      Authorization: Bearer sk_test_demo_merchant_b
 
 Kafka events:      ./local-stack.sh events payment-events
-Reconcile a day:   ./local-stack.sh recon
+Reconcile a day:   ./local-stack.sh recon --date=$(date -u +%F)
 INFO
 wait "${PIDS[@]}"

@@ -26,14 +26,25 @@ trap 'rm -rf "$tmp"' EXIT
 
 step "1. create a payment of 25.00 EUR"
 request POST /v1/payments '{"orderId":"order-'"$RUN"'","amount":2500,"currency":"EUR","source":"tok_visa"}' "pay-$RUN"
-[[ $STATUS == 201 ]] || fail "expected 201, got $STATUS"
-[[ $(field status "$BODY") == CAPTURED ]] || fail "payment not CAPTURED"
 PAYMENT=$(field id "$BODY")
 FIRST=$BODY
+if [[ $STATUS == 202 ]]; then
+  # The PSP's answer did not come back in time (UNKNOWN): the resolver asks the PSP and settles it.
+  echo "outcome unknown for now; waiting for the resolver"
+  for _ in $(seq 1 120); do
+    request GET "/v1/payments/$PAYMENT" >/dev/null
+    [[ $(field status "$BODY") == CAPTURED ]] && break
+    sleep 0.5
+  done
+  FIRST=""
+fi
+[[ $STATUS == 201 || $STATUS == 200 ]] || fail "expected 201, got $STATUS"
+[[ $(field status "$BODY") == CAPTURED ]] || fail "payment not CAPTURED"
 
 step "2. replay it with the same key: same answer, Idempotent-Replayed: true"
 request POST /v1/payments '{"orderId":"order-'"$RUN"'","amount":2500,"currency":"EUR","source":"tok_visa"}' "pay-$RUN"
-[[ $STATUS == 201 && $BODY == "$FIRST" ]] || fail "replay differs"
+[[ $STATUS == 201 && $(field id "$BODY") == "$PAYMENT" ]] || fail "replay is not the captured payment"
+[[ -z $FIRST || $BODY == "$FIRST" ]] || fail "replay differs from the first answer"
 grep -qi '^Idempotent-Replayed: true' <<<"$HEADERS" || fail "no Idempotent-Replayed header"
 
 step "3. the same key with another amount: 422"
@@ -59,12 +70,12 @@ request GET "/v1/payments/$PAYMENT"
 step "6. PaymentCaptured and RefundSucceeded on Kafka (payment-events)"
 EVENTS=$(./local-stack.sh events payment-events 8 | grep "$PAYMENT" || true)
 echo "$EVENTS"
-grep -q '"type":"PaymentCaptured"' <<<"$EVENTS" || fail "no PaymentCaptured for $PAYMENT on payment-events"
-grep -q '"type":"RefundSucceeded"' <<<"$EVENTS" || fail "no RefundSucceeded for $PAYMENT on payment-events"
+grep -Eq '"type": ?"PaymentCaptured"' <<<"$EVENTS" || fail "no PaymentCaptured for $PAYMENT on payment-events"
+grep -Eq '"type": ?"RefundSucceeded"' <<<"$EVENTS" || fail "no RefundSucceeded for $PAYMENT on payment-events"
 
 step "7. reconcile today against the sandbox's settlement file"
 set +e
-SUMMARY=$(./local-stack.sh recon --date "$(date -u +%F)" --source "${PSP_URL:-http://127.0.0.1:8089}")
+SUMMARY=$(./local-stack.sh recon --date="$(date -u +%F)" --lookback=0 2>/dev/null | grep '^{')
 RECON=$?
 set -e
 echo "$SUMMARY"
