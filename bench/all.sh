@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Every benchmark behind one entry point, then one table. Each script also runs on its own (see its header).
+# Logs: target/bench/<name>.log. Only measured numbers are printed; a benchmark that fails shows "failed".
+#
+#   bench/all.sh                  # builds once, then runs everything (about 10 minutes on 2 cores)
+#   SKIP_BUILD=1 LINES=200000 bench/all.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=target/bench
+mkdir -p "$OUT"
+export SKIP_BUILD=1
+
+if [[ -z "${NO_BUILD:-}" && -z "${SKIP_BUILD_ALL:-}" ]]; then
+  echo "== building (./mvnw package -DskipTests)"
+  ./mvnw -B -q -ntp package -DskipTests || exit 1
+fi
+
+run() { # NAME SCRIPT...
+  local name=$1
+  shift
+  echo "== $name"
+  if "$@" >"$OUT/$name.log" 2>&1; then echo "   done ($OUT/$name.log)"; else echo "   failed ($OUT/$name.log)"; fi
+}
+
+run capture bench/capture.sh
+[[ -x bench/refund-reservations.sh ]] && run refunds bench/refund-reservations.sh
+run relay bench/relay.sh
+run reconcile bench/reconcile.sh
+run sandbox bench/psp-sandbox-charges.sh
+
+# Resident memory of each service of the local stack while it serves captures (and their refunds, relay and worker).
+echo "== memory under load (local stack + 30 s of captures at 16 connections)"
+./local-stack.sh >"$OUT/stack.log" 2>&1 &
+STACK=$!
+for _ in $(seq 1 300); do grep -q "The payments platform is running" "$OUT/stack.log" && break; sleep 1; done
+MEMORY=()
+if grep -q "The payments platform is running" "$OUT/stack.log"; then
+  wrk -t2 -c16 -d30s -s bench/capture.lua http://127.0.0.1:8080 -- sk_test_demo_merchant_a mem >"$OUT/memory-load.log" 2>&1 &
+  LOAD=$!
+  sleep 25
+  for svc in payments-api:8080 outbox-relay:8081 refunds-worker:8082 psp-sandbox:8089; do
+    pid=$(pgrep -f "quarkus.http.port=${svc#*:} " | head -n 1)
+    rss=$([[ -n $pid ]] && awk '/VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
+    MEMORY+=("${svc%:*} RSS: ${rss:-n/a}")
+  done
+  wait "$LOAD"
+fi
+kill -TERM "$STACK" 2>/dev/null
+wait "$STACK" 2>/dev/null
+
+pick() { grep -hE "$2" "$OUT/$1.log" 2>/dev/null | sed 's/^/    /' || true; }
+echo
+echo "=================== results ($(nproc) cores, $(date -u +%F)) ==================="
+echo "capture (payments-api + sandbox + PostgreSQL on this machine):"; pick capture '^connections='
+echo "refund reservations:"; pick refunds 'connections=|reservations/s'
+echo "outbox-relay:"; pick relay '^(drain|delay)'
+echo "reconciliation of 1M lines:"; pick reconcile '^load \(COPY'
+echo "psp-sandbox:"; pick sandbox '^== result'
+echo "resident memory under load (JVM mode, -Xmx384m):"; printf '    %s\n' "${MEMORY[@]:-n/a}"
