@@ -75,7 +75,7 @@ final class EmbeddedKafka {
         }
     }
 
-    private static Properties config(Path logDir, int brokerPort, int controllerPort) {
+    static Properties config(Path logDir, int brokerPort, int controllerPort) {
         Properties props = new Properties();
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
@@ -101,7 +101,7 @@ final class EmbeddedKafka {
     }
 
     /** Writes meta.properties and the bootstrap checkpoint, as {@code kafka-storage.sh format} does. */
-    private static void format(Path logDir, Properties props) throws IOException {
+    static void format(Path logDir, Properties props) throws IOException {
         Path file = logDir.resolve("server.properties");
         try (OutputStream out = Files.newOutputStream(file)) {
             props.store(out, "embedded Kafka");
@@ -116,7 +116,7 @@ final class EmbeddedKafka {
         }
     }
 
-    private static void awaitReady(String bootstrapServers) {
+    static void awaitReady(String bootstrapServers) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             admin.describeCluster().nodes().get(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -127,13 +127,13 @@ final class EmbeddedKafka {
         }
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
     }
 
-    private static void deleteRecursively(Path dir) {
+    static void deleteRecursively(Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder())
                     .forEach(path -> path.toFile().delete());

@@ -78,7 +78,13 @@ public final class Kafka {
         if ("testcontainers".equals(System.getenv("PAYMENTS_INFRA"))) {
             return startContainer();
         }
-        return EmbeddedKafka.start();
+        // Kept per JVM (not per class loader) for the same reason as the embedded PostgreSQL.
+        String running = System.getProperty("payments.infra.embedded-kafka.bootstrap");
+        if (running == null) {
+            running = EmbeddedKafka.start();
+            System.setProperty("payments.infra.embedded-kafka.bootstrap", running);
+        }
+        return running;
     }
 
     private static String startContainer() {

@@ -105,7 +105,17 @@ public final class Postgres {
         return startEmbedded();
     }
 
-    private static Server startEmbedded() {
+    /**
+     * Quarkus main-mode tests load this class once per launch in a new class loader; the embedded server is kept per
+     * JVM through a system property so that every launch reuses it instead of starting another.
+     */
+    private static final String EMBEDDED_PORT_PROPERTY = "payments.infra.embedded-postgres.port";
+
+    private static synchronized Server startEmbedded() {
+        String running = System.getProperty(EMBEDDED_PORT_PROPERTY);
+        if (running != null) {
+            return new Server("127.0.0.1", Integer.parseInt(running), "postgres", "");
+        }
         try {
             EmbeddedPostgres postgres = EmbeddedPostgres.builder()
                     .setServerConfig("listen_addresses", "127.0.0.1")
@@ -115,6 +125,7 @@ public final class Postgres {
                     .setServerConfig("max_connections", "300")
                     .setRegisterShutdownHook(true)
                     .start();
+            System.setProperty(EMBEDDED_PORT_PROPERTY, Integer.toString(postgres.getPort()));
             return new Server("127.0.0.1", postgres.getPort(), "postgres", "");
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot start embedded PostgreSQL", e);

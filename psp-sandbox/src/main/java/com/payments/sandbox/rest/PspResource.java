@@ -1,6 +1,5 @@
 package com.payments.sandbox.rest;
 
-import com.payments.sandbox.ChargeRequest;
 import com.payments.sandbox.RefundRequest;
 import com.payments.sandbox.service.FaultSettings;
 import com.payments.sandbox.service.PspService;
@@ -15,7 +14,10 @@ import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
-/** The PSP protocol of design §5: charges and refunds, idempotent by {@code Idempotency-Key}. Runs on the event loop. */
+/**
+ * The PSP protocol of design §5 (charges and refunds, idempotent by {@code Idempotency-Key}), on the event
+ * loop. {@code POST /v1/charges} is served by {@link ChargeRoute}, a plain Vert.x route, for throughput.
+ */
 @Path("/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class PspResource {
@@ -26,13 +28,6 @@ public class PspResource {
     public PspResource(PspService psp, FaultSettings faults) {
         this.psp = psp;
         this.faults = faults;
-    }
-
-    @POST
-    @Path("/charges")
-    @Consumes(MediaType.APPLICATION_JSON)
-    public Uni<RestResponse<byte[]>> charge(@RestHeader("Idempotency-Key") String key, ChargeRequest body) {
-        return Replies.respond(psp.charge(key, body), faults);
     }
 
     @GET

@@ -46,9 +46,9 @@ public class PspService {
     /** The stored outcome of an idempotency key; {@code owner} is the request that produced it. */
     private record Stored(String fingerprint, Object owner, Reply reply, Object entity) {}
 
-    private final ConcurrentHashMap<String, Stored> keys = new ConcurrentHashMap<>(1 << 16);
-    private final ConcurrentHashMap<String, RefState> refs = new ConcurrentHashMap<>(1 << 16);
-    private final ConcurrentHashMap<String, Charge> chargesById = new ConcurrentHashMap<>(1 << 16);
+    private final ConcurrentHashMap<String, Stored> keys = new ConcurrentHashMap<>(1 << 20);
+    private final ConcurrentHashMap<String, RefState> refs = new ConcurrentHashMap<>(1 << 20);
+    private final ConcurrentHashMap<String, Charge> chargesById = new ConcurrentHashMap<>(1 << 20);
     private final Set<String> notReceivedOnce = ConcurrentHashMap.newKeySet();
 
     private final ObjectMapper mapper;

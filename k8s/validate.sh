@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Offline check of the Kubernetes manifests: renders the base and every overlay with `kubectl kustomize`, then
+# validates each rendered object against the Kubernetes schemas (validate/validate.mjs, npm kubernetes-models).
+# Needs kubectl (with kustomize) and node/npm; no cluster. Run from anywhere: k8s/validate.sh
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+command -v kubectl >/dev/null || { echo "k8s/validate.sh: kubectl (with kustomize) is required" >&2; exit 1; }
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+rendered=()
+cd "$here"
+for dir in base overlays/*/; do
+  dir="${dir%/}"
+  name="${dir//\//-}"
+  kubectl kustomize "$dir" >"$out/$name.yaml"
+  echo "rendered $dir: $(grep -c '^kind:' "$out/$name.yaml") objects"
+  rendered+=("$out/$name.yaml")
+done
+
+(cd "$here/validate" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+node "$here/validate/validate.mjs" "${rendered[@]}"

@@ -1,0 +1,69 @@
+package com.payments.relay.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/** Settings of the outbox relay (prefix {@code relay}). The broker address is {@code kafka.bootstrap.servers}. */
+@ConfigMapping(prefix = "relay")
+public interface RelayConfig {
+    /** Start the relay with the application. */
+    @WithDefault("true")
+    boolean enabled();
+
+    /** Unsent rows read, published and marked per round. */
+    @WithDefault("500")
+    int batchSize();
+
+    /**
+     * Longest wait between two looks at the table when no NOTIFY arrives (the fallback when a notification is
+     * lost), and how often a standby replica tries to become the publisher.
+     */
+    @WithDefault("1s")
+    Duration pollInterval();
+
+    /** First wait after a failure (database or broker); doubles on each further failure. */
+    @WithDefault("200ms")
+    Duration backoffInitial();
+
+    /** Longest wait after failures. */
+    @WithDefault("10s")
+    Duration backoffMax();
+
+    /** How often the unsent-rows gauges are refreshed from the database. */
+    @WithDefault("5s")
+    Duration statsInterval();
+
+    /** Published rows older than this are deleted. */
+    @WithDefault("7d")
+    Duration retention();
+
+    /** Rows deleted per retention statement (bounded, so one run never holds many locks for long). */
+    @WithDefault("1000")
+    int retentionBatchSize();
+
+    /** How often retention runs when the previous batch was not full. */
+    @WithDefault("1m")
+    Duration retentionInterval();
+
+    /** Producer settings. */
+    Producer producer();
+
+    interface Producer {
+        /** Upper bound for a record to be acknowledged, retries included ({@code delivery.timeout.ms}). */
+        @WithDefault("30s")
+        Duration deliveryTimeout();
+
+        /** {@code request.timeout.ms}; keep it below the delivery timeout. */
+        @WithDefault("10s")
+        Duration requestTimeout();
+
+        /** How long a send may block on metadata or a full buffer ({@code max.block.ms}). */
+        @WithDefault("10s")
+        Duration maxBlock();
+
+        /** {@code linger.ms}: time to fill a batch; trades a little latency for throughput. */
+        @WithDefault("2ms")
+        Duration linger();
+    }
+}

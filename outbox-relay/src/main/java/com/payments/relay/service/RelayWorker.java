@@ -1,0 +1,244 @@
+package com.payments.relay.service;
+
+import com.payments.relay.OutboxRow;
+import com.payments.relay.config.RelayConfig;
+import com.payments.relay.messaging.KafkaPublisher;
+import com.payments.relay.repository.OutboxRepository;
+import io.quarkus.logging.Log;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.PgConnection;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgConnectOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One relay replica: a loop on its own thread (it blocks, so never on an event loop).
+ *
+ * <p>A dedicated connection (the control connection) LISTENs on {@code outbox} and tries to hold the session
+ * advisory lock that makes its replica the only publisher. The publisher reads the oldest unsent rows in id order,
+ * publishes them, waits for the broker's acknowledgements and marks them sent, then looks again at once, or waits
+ * for a NOTIFY or the poll interval. Replicas without the lock stand by and retry; when the publisher's session
+ * ends (crash, kill, network) PostgreSQL releases the lock and a standby takes over. Any failure: back off, drop
+ * the control connection (and with it the lock), retry. See docs/outbox-relay.md.
+ */
+public final class RelayWorker {
+    /** Key of the publisher lock (two-int form: its own space, never equal to a one-bigint key of V10). */
+    static final String LOCK_SQL = "SELECT pg_try_advisory_lock(hashtext('outbox-relay'), 1) AS locked";
+
+    private final String name;
+    private final Vertx vertx;
+    private final PgConnectOptions connectOptions;
+    private final Pool pool;
+    private final KafkaPublisher publisher;
+    private final RelayConfig config;
+    private final RelayMetrics metrics;
+    private final OutboxRepository repository = new OutboxRepository();
+    private final Semaphore wake = new Semaphore(0);
+
+    private volatile boolean running;
+    private volatile Thread thread;
+    private volatile PgConnection control;
+    private volatile boolean leader;
+    private volatile String problem = "starting";
+    private long nextStats;
+    private long nextRetention;
+
+    public RelayWorker(
+            String name,
+            Vertx vertx,
+            PgConnectOptions connectOptions,
+            Pool pool,
+            KafkaPublisher publisher,
+            RelayConfig config,
+            RelayMetrics metrics) {
+        this.name = name;
+        this.vertx = vertx;
+        this.connectOptions = connectOptions;
+        this.pool = pool;
+        this.publisher = publisher;
+        this.config = config;
+        this.metrics = metrics;
+        this.nextStats = System.nanoTime();
+        this.nextRetention = System.nanoTime();
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        thread = new Thread(this::loop, "outbox-relay-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Stops the loop after the current round (a round in progress finishes: publish, then mark). */
+    public void stop() {
+        running = false;
+        wake.release();
+        Thread t = thread;
+        if (t != null) {
+            try {
+                t.join(Duration.ofSeconds(30).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        closeControl();
+    }
+
+    /** Null when the last round worked (database and, for the publisher, broker reachable); else what failed. */
+    public String problem() {
+        return problem;
+    }
+
+    public boolean isLeader() {
+        return leader;
+    }
+
+    private void loop() {
+        Duration backoff = config.backoffInitial();
+        while (running) {
+            try {
+                boolean more = round();
+                problem = null;
+                backoff = config.backoffInitial();
+                if (!more) {
+                    wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                problem = e.getClass().getSimpleName() + ": " + e.getMessage();
+                metrics.publishError();
+                Log.warnf("outbox-relay %s: %s; retrying in %d ms", name, problem, backoff.toMillis());
+                closeControl();
+                sleep(backoff);
+                backoff = backoff.multipliedBy(2).compareTo(config.backoffMax()) > 0
+                        ? config.backoffMax()
+                        : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    /** One round; true when a full batch was published (there may be more right away). */
+    private boolean round() {
+        PgConnection connection = ensureControl();
+        if (!leader) {
+            leader = connection
+                    .query(LOCK_SQL)
+                    .execute()
+                    .map(rows -> rows.iterator().next().getBoolean("locked"))
+                    .await()
+                    .atMost(config.pollInterval().plusSeconds(10));
+            metrics.leader(leader);
+            if (leader) {
+                Log.infof("outbox-relay %s: now the publisher", name);
+            }
+        }
+        refreshStatsIfDue();
+        if (!leader) {
+            return false;
+        }
+        wake.drainPermits(); // rows committed from here on get a fresh NOTIFY
+        List<OutboxRow> rows =
+                repository.unsent(pool, config.batchSize()).await().indefinitely();
+        if (!rows.isEmpty()) {
+            KafkaPublisher.Result result = publisher.publish(rows);
+            if (!result.acknowledged().isEmpty()) {
+                // A crash before this line re-publishes the batch: at least once, consumers deduplicate.
+                repository.markSent(pool, result.acknowledged()).await().indefinitely();
+                metrics.published(result.acknowledged().size());
+            }
+            if (result.failure() != null) {
+                throw new IllegalStateException(
+                        "publish failed after " + result.acknowledged().size() + " of " + rows.size() + " rows: "
+                                + result.failure(),
+                        result.failure());
+            }
+        }
+        deleteExpiredIfDue();
+        return rows.size() == config.batchSize();
+    }
+
+    private PgConnection ensureControl() {
+        PgConnection current = control;
+        if (current != null) {
+            return current;
+        }
+        leader = false;
+        metrics.leader(false);
+        PgConnection connection =
+                PgConnection.connect(vertx, connectOptions).await().atMost(Duration.ofSeconds(10));
+        connection.notificationHandler(notification -> wake.release());
+        connection.closeHandler(() -> {
+            if (control == connection) {
+                control = null;
+                leader = false;
+                metrics.leader(false);
+                wake.release();
+            }
+        });
+        control = connection;
+        connection.query("LISTEN outbox").execute().await().atMost(Duration.ofSeconds(10));
+        return connection;
+    }
+
+    private void closeControl() {
+        PgConnection connection = control;
+        control = null;
+        leader = false;
+        metrics.leader(false);
+        if (connection != null) {
+            try {
+                connection.close().await().atMost(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                Log.debugf("outbox-relay %s: closing the control connection: %s", name, e);
+            }
+        }
+    }
+
+    private void refreshStatsIfDue() {
+        long now = System.nanoTime();
+        if (now - nextStats < 0) {
+            return;
+        }
+        OutboxRepository.Backlog backlog = repository.backlog(pool).await().atMost(Duration.ofSeconds(30));
+        metrics.backlog(backlog.unsent(), backlog.oldestAgeSeconds());
+        nextStats = now + config.statsInterval().toNanos();
+    }
+
+    private void deleteExpiredIfDue() {
+        long now = System.nanoTime();
+        if (now - nextRetention < 0) {
+            return;
+        }
+        int deleted = repository
+                .deletePublishedBefore(pool, config.retention(), config.retentionBatchSize())
+                .await()
+                .atMost(Duration.ofSeconds(60));
+        if (deleted > 0) {
+            Log.debugf("outbox-relay %s: deleted %d published rows past retention", name, deleted);
+        }
+        // A full batch means more are due: run again next round, otherwise after the interval.
+        nextRetention = deleted == config.retentionBatchSize()
+                ? now
+                : now + config.retentionInterval().toNanos();
+    }
+
+    private void sleep(Duration duration) {
+        long end = System.nanoTime() + duration.toNanos();
+        try {
+            while (running && end - System.nanoTime() > 0) {
+                Thread.sleep(Math.min(50, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+}

@@ -1,0 +1,547 @@
+package com.payments.recon.repository;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The reconciler's SQL. Every method takes the run's JDBC {@link Connection}, so all of a run happens in its one
+ * transaction.
+ */
+@ApplicationScoped
+public class ReconRepository {
+    /** Outcomes of the match that are breaks (recon_breaks.break_type). */
+    public static final List<String> BREAK_TYPES = List.of(
+            "MISSING_INTERNAL",
+            "MISSING_AT_PSP",
+            "AMOUNT_MISMATCH",
+            "CURRENCY_MISMATCH",
+            "STATUS_MISMATCH",
+            "DUPLICATE_AT_PSP");
+
+    /** A settlement line that settles a payment we hold as UNKNOWN, with the same amount and currency. */
+    public record SettledUnknown(
+            String paymentId, String pspReference, long amount, String currency, Instant settledAt) {}
+
+    /** A break that became REPORTED in this run. */
+    public record Reported(String breakType, String reference, Long internalAmount, Long pspAmount, String currency) {}
+
+    /** A break closed in this run. */
+    public record Resolved(String breakType, String reference, String resolution) {}
+
+    /** One key per date for pg_try_advisory_xact_lock(int, int): a namespace and the epoch day. */
+    private static final int LOCK_NAMESPACE = 0x5245_434E; // "RECN"
+
+    public boolean tryLock(Connection c, LocalDate date) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_xact_lock(?, ?)")) {
+            ps.setInt(1, LOCK_NAMESPACE);
+            ps.setInt(2, (int) date.toEpochDay());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    public long insertRun(Connection c, LocalDate date, String status) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO recon_runs (business_date, status) VALUES (?, ?) RETURNING id")) {
+            ps.setObject(1, date);
+            ps.setString(2, status);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    public void finishRun(Connection c, long runId, String status, String summaryJson) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                UPDATE recon_runs SET status = ?, finished_at = clock_timestamp(), summary = ?::jsonb WHERE id = ?
+                """)) {
+            ps.setString(1, status);
+            ps.setString(2, summaryJson);
+            ps.setLong(3, runId);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Previous successful run of the date: a break seen there and now is seen in two consecutive runs. */
+    public Long previousRun(Connection c, LocalDate date, long runId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                SELECT max(id) FROM recon_runs WHERE business_date = ? AND status = 'SUCCEEDED' AND id < ?
+                """)) {
+            ps.setObject(1, date);
+            ps.setLong(2, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long id = rs.getLong(1);
+                return rs.wasNull() ? null : id;
+            }
+        }
+    }
+
+    public void deleteSettlements(Connection c, LocalDate date) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM psp_settlements WHERE business_date = ?")) {
+            ps.setObject(1, date);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * The match: our captured payments and successful refunds of the date (widened by the window on both sides) FULL
+     * OUTER JOIN the CHARGE and REFUND lines of the date's file, classified into outcomes (docs/reconciler.md). The
+     * result lives in the temporary table {@code recon_result} until the transaction ends.
+     */
+    public void match(Connection c, LocalDate date, Duration window) throws SQLException {
+        OffsetDateTime dayStart = date.atStartOfDay().atOffset(ZoneOffset.UTC);
+        OffsetDateTime dayEnd = dayStart.plusDays(1);
+        OffsetDateTime from = dayStart.minus(window);
+        OffsetDateTime lateFrom = dayEnd.minus(window);
+        OffsetDateTime earlyTo = dayStart.plus(window);
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                CREATE TEMP TABLE recon_result ON COMMIT DROP AS
+                WITH ours AS (
+                    SELECT 'CHARGE'::text AS kind, p.id::text AS reference, p.amount, p.currency::text AS currency,
+                           p.captured_at AS at
+                      FROM payments p
+                     WHERE p.status = 'CAPTURED' AND p.captured_at >= ? AND p.captured_at < ?
+                    UNION ALL
+                    SELECT 'REFUND', r.id::text, r.amount, r.currency::text, r.completed_at
+                      FROM refunds r
+                     WHERE r.status = 'SUCCEEDED' AND r.completed_at >= ? AND r.completed_at < ?
+                ), theirs AS (
+                    SELECT s.type AS kind, s.reference, s.psp_reference, s.amount, s.currency::text AS currency,
+                           s.settled_at, count(*) OVER (PARTITION BY s.type, s.reference) AS copies
+                      FROM psp_settlements s
+                     WHERE s.business_date = ? AND s.type IN ('CHARGE', 'REFUND')
+                ), joined AS (
+                    SELECT coalesce(o.kind, t.kind) AS kind, coalesce(o.reference, t.reference) AS reference,
+                           o.amount AS internal_amount, o.currency AS internal_currency, o.at AS internal_at,
+                           t.psp_reference, t.amount AS psp_amount, t.currency AS psp_currency, t.settled_at, t.copies
+                      FROM ours o
+                      FULL OUTER JOIN theirs t ON t.kind = o.kind AND t.reference = o.reference
+                )
+                SELECT j.*, x.status AS internal_status, x.amount AS other_amount, x.currency AS other_currency,
+                       CASE
+                         WHEN j.copies > 1 THEN 'DUPLICATE_AT_PSP'
+                         WHEN j.internal_amount IS NOT NULL AND j.psp_amount IS NOT NULL THEN
+                           CASE WHEN j.internal_currency <> j.psp_currency THEN 'CURRENCY_MISMATCH'
+                                WHEN j.internal_amount <> j.psp_amount THEN 'AMOUNT_MISMATCH'
+                                ELSE 'MATCHED' END
+                         -- ours only: an item near midnight may be in the neighbouring file
+                         WHEN j.psp_amount IS NULL THEN
+                           CASE WHEN j.internal_at < ? THEN
+                                  CASE WHEN EXISTS (SELECT 1 FROM psp_settlements a
+                                                     WHERE a.reference = j.reference AND a.type = j.kind
+                                                       AND a.business_date = ?::date - 1)
+                                       THEN 'IN_ADJACENT_FILE' ELSE 'MISSING_AT_PSP' END
+                                WHEN j.internal_at >= ? THEN
+                                  CASE WHEN EXISTS (SELECT 1 FROM psp_settlements a
+                                                     WHERE a.reference = j.reference AND a.type = j.kind
+                                                       AND a.business_date = ?::date + 1)
+                                       THEN 'IN_ADJACENT_FILE' ELSE 'AWAITING_NEXT_FILE' END
+                                WHEN j.internal_at < ? AND EXISTS (SELECT 1 FROM psp_settlements a
+                                                     WHERE a.reference = j.reference AND a.type = j.kind
+                                                       AND a.business_date = ?::date - 1)
+                                  THEN 'IN_ADJACENT_FILE'
+                                ELSE 'MISSING_AT_PSP' END
+                         -- theirs only: what do we hold under that reference, whatever its day or status?
+                         WHEN x.status IS NULL THEN 'MISSING_INTERNAL'
+                         WHEN x.status IN ('CAPTURED', 'SUCCEEDED') THEN
+                           CASE WHEN x.currency <> j.psp_currency THEN 'CURRENCY_MISMATCH'
+                                WHEN x.amount <> j.psp_amount THEN 'AMOUNT_MISMATCH'
+                                ELSE 'MATCHED_OUTSIDE_WINDOW' END
+                         WHEN j.kind = 'CHARGE' AND x.status = 'UNKNOWN' AND x.amount = j.psp_amount
+                              AND x.currency = j.psp_currency
+                              AND (x.psp_reference IS NULL OR x.psp_reference = j.psp_reference)
+                           THEN 'SETTLED_UNKNOWN'
+                         ELSE 'STATUS_MISMATCH'
+                       END AS outcome
+                  FROM joined j
+                  LEFT JOIN LATERAL (
+                      SELECT p.status, p.amount, p.currency::text AS currency, p.psp_reference
+                        FROM payments p
+                       WHERE j.kind = 'CHARGE' AND j.internal_amount IS NULL AND p.id = recon_uuid(j.reference)
+                      UNION ALL
+                      SELECT r.status, r.amount, r.currency::text, r.psp_reference
+                        FROM refunds r
+                       WHERE j.kind = 'REFUND' AND j.internal_amount IS NULL AND r.id = recon_uuid(j.reference)
+                  ) x ON true
+                """
+                        .replace("recon_uuid(j.reference)", UUID_OR_NULL))) {
+            int i = 1;
+            ps.setObject(i++, from);
+            ps.setObject(i++, dayEnd);
+            ps.setObject(i++, from);
+            ps.setObject(i++, dayEnd);
+            ps.setObject(i++, date);
+            ps.setObject(i++, dayStart);
+            ps.setObject(i++, date);
+            ps.setObject(i++, lateFrom);
+            ps.setObject(i++, date);
+            ps.setObject(i++, earlyTo);
+            ps.setObject(i++, date);
+            ps.executeUpdate();
+        }
+    }
+
+    private static final String UUID_OR_NULL =
+            "(CASE WHEN j.reference ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'"
+                    + " THEN j.reference::uuid END)";
+
+    /** Rows of {@code recon_result} per outcome. */
+    public Map<String, Long> outcomeCounts(Connection c) throws SQLException {
+        Map<String, Long> counts = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT outcome, count(*) FROM recon_result GROUP BY outcome");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                counts.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return counts;
+    }
+
+    /** Sum of the matched amounts per currency. */
+    public Map<String, Long> matchedAmounts(Connection c) throws SQLException {
+        Map<String, Long> sums = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                        """
+                        SELECT psp_currency, sum(psp_amount)::bigint FROM recon_result
+                         WHERE outcome IN ('MATCHED', 'MATCHED_OUTSIDE_WINDOW') GROUP BY psp_currency
+                        """);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                sums.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return sums;
+    }
+
+    /**
+     * Records this run's breaks. New ones are OPEN; one also seen by the previous successful run of the date becomes
+     * REPORTED (debounce); a RESOLVED one that shows again is reopened.
+     */
+    public void upsertBreaks(Connection c, LocalDate date, long runId, Long previousRunId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                INSERT INTO recon_breaks AS b (business_date, break_type, reference, psp_reference, internal_amount,
+                                               psp_amount, currency, first_run_id, last_run_id)
+                SELECT DISTINCT ON (outcome, reference) ?, outcome, reference, psp_reference,
+                       coalesce(internal_amount, other_amount), psp_amount, coalesce(psp_currency, internal_currency),
+                       ?, ?
+                  FROM recon_result
+                 WHERE outcome = ANY (?)
+                 ORDER BY outcome, reference, psp_reference
+                ON CONFLICT (business_date, break_type, reference) DO UPDATE SET
+                    psp_reference = EXCLUDED.psp_reference,
+                    internal_amount = EXCLUDED.internal_amount,
+                    psp_amount = EXCLUDED.psp_amount,
+                    currency = EXCLUDED.currency,
+                    times_seen = b.times_seen + 1,
+                    last_run_id = EXCLUDED.last_run_id,
+                    status = CASE WHEN b.status = 'REPORTED' THEN 'REPORTED'
+                                  WHEN b.status = 'OPEN' AND b.last_run_id = ? THEN 'REPORTED'
+                                  ELSE 'OPEN' END,
+                    reported_at = CASE WHEN b.status = 'REPORTED' THEN b.reported_at
+                                       WHEN b.status = 'OPEN' AND b.last_run_id = ? THEN now() END,
+                    resolved_at = NULL,
+                    resolution = NULL
+                """)) {
+            ps.setObject(1, date);
+            ps.setLong(2, runId);
+            ps.setLong(3, runId);
+            ps.setArray(4, c.createArrayOf("text", BREAK_TYPES.toArray()));
+            ps.setObject(5, previousRunId, java.sql.Types.BIGINT);
+            ps.setObject(6, previousRunId, java.sql.Types.BIGINT);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Breaks that became REPORTED in this transaction ({@code now()} is the transaction's start). */
+    public List<Reported> newlyReported(Connection c, LocalDate date, long runId) throws SQLException {
+        List<Reported> reported = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                SELECT break_type, reference, internal_amount, psp_amount, currency FROM recon_breaks
+                 WHERE business_date = ? AND last_run_id = ? AND status = 'REPORTED' AND reported_at = now()
+                 ORDER BY break_type, reference
+                """)) {
+            ps.setObject(1, date);
+            ps.setLong(2, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    reported.add(new Reported(
+                            rs.getString(1),
+                            rs.getString(2),
+                            (Long) rs.getObject(3),
+                            (Long) rs.getObject(4),
+                            rs.getString(5)));
+                }
+            }
+        }
+        return reported;
+    }
+
+    /** Open breaks of the date by status (after this run's upsert and resolution). */
+    public Map<String, Long> openBreaks(Connection c, LocalDate date) throws SQLException {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        counts.put("OPEN", 0L);
+        counts.put("REPORTED", 0L);
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                SELECT status, count(*) FROM recon_breaks
+                 WHERE business_date = ? AND status IN ('OPEN', 'REPORTED') GROUP BY status
+                """)) {
+            ps.setObject(1, date);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    counts.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return counts;
+    }
+
+    /** Closes the open breaks of the date that this run did not see, saying what the item looks like now. */
+    public List<Resolved> resolveVanished(Connection c, LocalDate date, long runId) throws SQLException {
+        List<Resolved> resolved = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                UPDATE recon_breaks b SET status = 'RESOLVED', resolved_at = now(),
+                       resolution = 'not seen by run ' || ? || '; now '
+                           || coalesce((SELECT string_agg(DISTINCT r.outcome, ',') FROM recon_result r
+                                         WHERE r.reference = b.reference), 'outside the date')
+                 WHERE b.business_date = ? AND b.status IN ('OPEN', 'REPORTED') AND b.last_run_id <> ?
+                RETURNING b.break_type, b.reference, b.resolution
+                """)) {
+            ps.setLong(1, runId);
+            ps.setObject(2, date);
+            ps.setLong(3, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    resolved.add(new Resolved(rs.getString(1), rs.getString(2), rs.getString(3)));
+                }
+            }
+        }
+        return resolved;
+    }
+
+    public List<SettledUnknown> settledUnknown(Connection c) throws SQLException {
+        List<SettledUnknown> rows = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                        """
+                        SELECT reference, psp_reference, psp_amount, psp_currency, settled_at FROM recon_result
+                         WHERE outcome = 'SETTLED_UNKNOWN' ORDER BY reference
+                        """);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                rows.add(new SettledUnknown(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getLong(3),
+                        rs.getString(4),
+                        rs.getObject(5, OffsetDateTime.class).toInstant()));
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * UNKNOWN → CAPTURED, guarded: only if still UNKNOWN with that amount and currency. Returns the merchant id and
+     * order id, or null when the guard did not hold (someone else resolved it first).
+     */
+    public String[] captureUnknown(Connection c, SettledUnknown s) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                UPDATE payments
+                   SET status = 'CAPTURED', psp_reference = coalesce(psp_reference, ?), captured_at = ?,
+                       next_attempt_at = NULL, last_error = NULL
+                 WHERE id = ?::uuid AND status = 'UNKNOWN' AND amount = ? AND currency = ?
+                 RETURNING merchant_id::text, order_id
+                """)) {
+            ps.setString(1, s.pspReference());
+            ps.setObject(2, s.settledAt().atOffset(ZoneOffset.UTC));
+            ps.setString(3, s.paymentId());
+            ps.setLong(4, s.amount());
+            ps.setString(5, s.currency());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new String[] {rs.getString(1), rs.getString(2)} : null;
+            }
+        }
+    }
+
+    /** Capture entries (docs/operations.md), booked once per payment by UNIQUE (kind, reference). */
+    public void bookCapture(Connection c, SettledUnknown s, String merchantId, LocalDate date) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                WITH tx AS (
+                    INSERT INTO ledger_transactions (kind, reference, merchant_id, description)
+                    VALUES ('CAPTURE', ?, ?::uuid, ?)
+                    ON CONFLICT (kind, reference) DO NOTHING
+                    RETURNING id)
+                INSERT INTO ledger_entries (transaction_id, account, amount, currency)
+                SELECT id, 'psp_receivable', ?, ? FROM tx
+                UNION ALL
+                SELECT id, 'merchant_payable', -?, ? FROM tx
+                """)) {
+            ps.setString(1, s.paymentId());
+            ps.setString(2, merchantId);
+            ps.setString(3, "capture of an UNKNOWN payment confirmed by the settlement file of " + date);
+            ps.setLong(4, s.amount());
+            ps.setString(5, s.currency());
+            ps.setLong(6, s.amount());
+            ps.setString(7, s.currency());
+            ps.executeUpdate();
+        }
+    }
+
+    public void insertOutbox(Connection c, String eventId, String type, String topic, String key, String payload)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (?::uuid, ?, ?, ?, ?::jsonb)
+                """)) {
+            ps.setString(1, eventId);
+            ps.setString(2, type);
+            ps.setString(3, topic);
+            ps.setString(4, key);
+            ps.setString(5, payload);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Books the day's PSP fees per currency (the fee column of every line plus the amount of FEE lines) as one FEE
+     * ledger transaction per date and currency: {@code psp_fees} +fee, {@code psp_receivable} −fee. Returns the file's
+     * fee total per currency.
+     */
+    public Map<String, Long> bookFees(Connection c, LocalDate date) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                WITH totals AS (
+                    SELECT currency::text AS currency,
+                           sum(fee + CASE WHEN type = 'FEE' THEN amount ELSE 0 END)::bigint AS total
+                      FROM psp_settlements WHERE business_date = ? GROUP BY currency),
+                tx AS (
+                    INSERT INTO ledger_transactions (kind, reference, description)
+                    SELECT 'FEE', 'settlement-fees:' || ? || ':' || currency, 'PSP fees of the settlement file of ' || ?
+                      FROM totals WHERE total <> 0
+                    ON CONFLICT (kind, reference) DO NOTHING
+                    RETURNING id, reference)
+                INSERT INTO ledger_entries (transaction_id, account, amount, currency)
+                SELECT tx.id, e.account, e.sign * t.total, t.currency
+                  FROM tx JOIN totals t ON tx.reference = 'settlement-fees:' || ? || ':' || t.currency
+                 CROSS JOIN (VALUES ('psp_fees', 1), ('psp_receivable', -1)) AS e (account, sign)
+                """)) {
+            String d = date.toString();
+            ps.setObject(1, date);
+            ps.setString(2, d);
+            ps.setString(3, d);
+            ps.setString(4, d);
+            ps.executeUpdate();
+        }
+        Map<String, Long> totals = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                SELECT currency::text, sum(fee + CASE WHEN type = 'FEE' THEN amount ELSE 0 END)::bigint
+                  FROM psp_settlements WHERE business_date = ? GROUP BY currency
+                """)) {
+            ps.setObject(1, date);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    totals.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return totals;
+    }
+
+    /**
+     * Fee totals already booked for the date that differ from this file's (the PSP re-issued the file): the ledger is
+     * append-only, so a human books the correction.
+     */
+    public int queueChangedFees(Connection c, LocalDate date, Map<String, Long> totals) throws SQLException {
+        int queued = 0;
+        for (Map.Entry<String, Long> e : totals.entrySet()) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    """
+                    INSERT INTO operations_queue (subject_type, subject_id, reason, details)
+                    SELECT 'recon', lt.reference, 'FEE_TOTAL_CHANGED',
+                           jsonb_build_object('booked', le.amount, 'file', ?::bigint, 'currency', ?::text)
+                      FROM ledger_transactions lt
+                      JOIN ledger_entries le ON le.transaction_id = lt.id AND le.account = 'psp_fees'
+                     WHERE lt.kind = 'FEE' AND lt.reference = ? AND le.amount <> ?
+                    ON CONFLICT (subject_type, subject_id, reason) WHERE status = 'OPEN' DO NOTHING
+                    """)) {
+                ps.setLong(1, e.getValue());
+                ps.setString(2, e.getKey());
+                ps.setString(3, "settlement-fees:" + date + ":" + e.getKey());
+                ps.setLong(4, e.getValue());
+                queued += ps.executeUpdate();
+            }
+        }
+        return queued;
+    }
+
+    /** Items a human decides: status mismatches (incl. UNKNOWN with another amount) and chargebacks. */
+    public int queueForHumans(Connection c, LocalDate date) throws SQLException {
+        int queued = 0;
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                INSERT INTO operations_queue (subject_type, subject_id, reason, details)
+                SELECT DISTINCT ON (reference) CASE kind WHEN 'CHARGE' THEN 'payment' ELSE 'refund' END, reference,
+                       'RECON_STATUS_MISMATCH',
+                       jsonb_build_object('businessDate', ?::text, 'status', internal_status, 'pspReference',
+                                          psp_reference, 'pspAmount', psp_amount, 'amount', other_amount,
+                                          'pspCurrency', psp_currency, 'currency', other_currency)
+                  FROM recon_result WHERE outcome = 'STATUS_MISMATCH'
+                 ORDER BY reference
+                ON CONFLICT (subject_type, subject_id, reason) WHERE status = 'OPEN' DO NOTHING
+                """)) {
+            ps.setString(1, date.toString());
+            queued += ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement(
+                """
+                INSERT INTO operations_queue (subject_type, subject_id, reason, details)
+                SELECT DISTINCT ON (reference) 'payment', reference, 'PSP_CHARGEBACK',
+                       jsonb_build_object('businessDate', ?::text, 'pspReference', psp_reference, 'amount', amount,
+                                          'currency', currency, 'settledAt', settled_at)
+                  FROM psp_settlements WHERE business_date = ? AND type = 'CHARGEBACK'
+                 ORDER BY reference, line_no
+                ON CONFLICT (subject_type, subject_id, reason) WHERE status = 'OPEN' DO NOTHING
+                """)) {
+            ps.setString(1, date.toString());
+            ps.setObject(2, date);
+            queued += ps.executeUpdate();
+        }
+        return queued;
+    }
+
+    public long chargebacks(Connection c, LocalDate date) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*) FROM psp_settlements WHERE business_date = ? AND type = 'CHARGEBACK'")) {
+            ps.setObject(1, date);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+}

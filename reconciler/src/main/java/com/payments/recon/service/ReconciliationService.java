@@ -1,0 +1,271 @@
+package com.payments.recon.service;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.contracts.Topics;
+import com.payments.contracts.events.PaymentCaptured;
+import com.payments.recon.client.SettlementSource;
+import com.payments.recon.config.ReconConfig;
+import com.payments.recon.repository.ReconRepository;
+import com.payments.recon.repository.ReconRepository.Reported;
+import com.payments.recon.repository.ReconRepository.Resolved;
+import com.payments.recon.repository.ReconRepository.SettledUnknown;
+import io.quarkus.logging.Log;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+
+/**
+ * One reconciliation run of one business date, in one database transaction: load the settlement file with COPY, match,
+ * record breaks with debounce, book fees, close the loop on settled UNKNOWN payments. A failure rolls everything back
+ * and leaves a FAILED row in recon_runs.
+ */
+@ApplicationScoped
+public class ReconciliationService {
+    /** Log marker an alert matches: a break seen in two consecutive runs of its date. */
+    public static final String REPORTED_MARKER = "RECON_BREAK_REPORTED";
+
+    private static final int MAX_BREAK_LOG_LINES = 200;
+
+    private final DataSource dataSource;
+    private final ReconRepository repository;
+    private final SettlementSource source;
+    private final ObjectMapper json;
+    private final String workMem;
+
+    ReconciliationService(
+            DataSource dataSource,
+            ReconRepository repository,
+            SettlementSource source,
+            ObjectMapper json,
+            ReconConfig config) {
+        this.dataSource = dataSource;
+        this.repository = repository;
+        this.source = source;
+        this.json = json;
+        if (!config.workMem().matches("\\d{1,6}(kB|MB|GB)")) {
+            throw new IllegalArgumentException("recon.work-mem must look like 256MB");
+        }
+        this.workMem = config.workMem();
+    }
+
+    public RunResult run(LocalDate date, String sourceSpec, Duration window) {
+        long started = System.nanoTime();
+        String location = SettlementSource.location(sourceSpec, date);
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("businessDate", date.toString());
+        summary.put("source", location);
+        summary.put("window", window.toString());
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                RunResult result = runInTransaction(c, date, sourceSpec, window, summary, started);
+                if (RunResult.LOCKED.equals(result.status())) {
+                    c.rollback();
+                } else {
+                    c.commit();
+                }
+                return result;
+            } catch (Exception e) {
+                c.rollback();
+                return failed(c, date, summary, started, e);
+            }
+        } catch (SQLException e) {
+            Log.errorf(e, "reconciliation of %s: database unavailable", date);
+            summary.put("status", RunResult.FAILED);
+            summary.put("error", String.valueOf(e.getMessage()));
+            return new RunResult(RunResult.FAILED, null, 0, summary);
+        }
+    }
+
+    private RunResult runInTransaction(
+            Connection c, LocalDate date, String sourceSpec, Duration window, Map<String, Object> summary, long started)
+            throws SQLException, IOException {
+        if (!repository.tryLock(c, date)) {
+            Log.warnf("reconciliation of %s: another run of this date holds the lock; not started", date);
+            summary.put("status", RunResult.LOCKED);
+            return new RunResult(RunResult.LOCKED, null, 0, summary);
+        }
+        try (Statement s = c.createStatement()) {
+            // Audit actor of the payments_log_transition trigger, for this transaction only.
+            s.execute("SET LOCAL payments.actor = 'reconciler'");
+            s.execute("SET LOCAL work_mem = '" + workMem + "'"); // validated in the constructor
+        }
+        long runId = repository.insertRun(c, date, "RUNNING");
+        summary.put("runId", runId);
+
+        long loadStart = System.nanoTime();
+        repository.deleteSettlements(c, date);
+        long lines;
+        try (InputStream in = source.open(sourceSpec, date)) {
+            lines = copy(c, in, date);
+        }
+        summary.put("linesLoaded", lines);
+        summary.put("loadMs", millisSince(loadStart));
+
+        long matchStart = System.nanoTime();
+        repository.match(c, date, window);
+        Map<String, Long> outcomes = repository.outcomeCounts(c);
+        Long previousRunId = repository.previousRun(c, date, runId);
+        repository.upsertBreaks(c, date, runId, previousRunId);
+        List<Resolved> resolved = repository.resolveVanished(c, date, runId);
+        List<Reported> reported = repository.newlyReported(c, date, runId);
+        summary.put("matchMs", millisSince(matchStart));
+
+        int capturedUnknown = closeTheLoop(c, date);
+        Map<String, Long> fees = repository.bookFees(c, date);
+        int queued = repository.queueForHumans(c, date) + repository.queueChangedFees(c, date, fees);
+        Map<String, Long> open = repository.openBreaks(c, date);
+
+        Map<String, Long> breaks = new TreeMap<>();
+        for (String type : ReconRepository.BREAK_TYPES) {
+            breaks.put(type, outcomes.getOrDefault(type, 0L));
+        }
+        summary.put(
+                "matched", outcomes.getOrDefault("MATCHED", 0L) + outcomes.getOrDefault("MATCHED_OUTSIDE_WINDOW", 0L));
+        summary.put("matchedAmounts", repository.matchedAmounts(c));
+        summary.put("breaks", breaks);
+        summary.put("outcomes", outcomes);
+        summary.put("awaitingNextFile", outcomes.getOrDefault("AWAITING_NEXT_FILE", 0L));
+        summary.put("newlyReported", reported.size());
+        summary.put("resolved", resolved.size());
+        summary.put("openBreaks", open.get("OPEN"));
+        summary.put("reportedBreaks", open.get("REPORTED"));
+        summary.put("capturedUnknown", capturedUnknown);
+        summary.put("chargebacks", repository.chargebacks(c, date));
+        summary.put("fees", fees);
+        summary.put("queuedForHumans", queued);
+        summary.put("status", RunResult.SUCCEEDED);
+        summary.put("durationMs", millisSince(started));
+        repository.finishRun(c, runId, RunResult.SUCCEEDED, json.writeValueAsString(summary));
+
+        int logged = 0;
+        for (Reported r : reported) {
+            if (logged++ < MAX_BREAK_LOG_LINES) {
+                Log.warnf(
+                        "%s date=%s type=%s reference=%s internalAmount=%s pspAmount=%s currency=%s",
+                        REPORTED_MARKER,
+                        date,
+                        r.breakType(),
+                        r.reference(),
+                        r.internalAmount(),
+                        r.pspAmount(),
+                        r.currency());
+            }
+        }
+        for (Resolved r : resolved) {
+            Log.infof(
+                    "recon break resolved date=%s type=%s reference=%s: %s",
+                    date, r.breakType(), r.reference(), r.resolution());
+        }
+        return new RunResult(RunResult.SUCCEEDED, runId, open.get("REPORTED"), summary);
+    }
+
+    /**
+     * A payment we hold as UNKNOWN that the PSP settled as a charge of the same amount and currency was captured:
+     * UNKNOWN → CAPTURED (guarded; the trigger audits it with actor 'reconciler'), the capture entries and the
+     * PaymentCaptured event, in the run's transaction.
+     */
+    private int closeTheLoop(Connection c, LocalDate date) throws SQLException, JsonProcessingException {
+        int captured = 0;
+        for (SettledUnknown s : repository.settledUnknown(c)) {
+            String[] payment = repository.captureUnknown(c, s);
+            if (payment == null) {
+                Log.infof("payment %s no longer UNKNOWN: left as it is", s.paymentId());
+                continue;
+            }
+            repository.bookCapture(c, s, payment[0], date);
+            PaymentCaptured event = PaymentCaptured.of(
+                    UUID.fromString(s.paymentId()),
+                    UUID.fromString(payment[0]),
+                    payment[1],
+                    s.amount(),
+                    s.currency(),
+                    s.pspReference());
+            repository.insertOutbox(
+                    c,
+                    event.eventId().toString(),
+                    PaymentCaptured.TYPE,
+                    Topics.PAYMENT_EVENTS,
+                    s.paymentId(),
+                    json.writeValueAsString(event));
+            Log.infof(
+                    "payment %s UNKNOWN -> CAPTURED: settled by the PSP as %s on %s",
+                    s.paymentId(), s.pspReference(), date);
+            captured++;
+        }
+        return captured;
+    }
+
+    /** Validates every line while streaming it into COPY; a bad line aborts the COPY and the transaction. */
+    private long copy(Connection c, InputStream in, LocalDate date) throws SQLException, IOException {
+        CopyIn copy = c.unwrap(PGConnection.class)
+                .getCopyAPI()
+                .copyIn("COPY psp_settlements (" + SettlementCsv.COPY_COLUMNS + ") FROM STDIN");
+        byte[] buffer = new byte[1 << 20];
+        int[] used = {0};
+        try {
+            BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+            long lines = SettlementCsv.convert(reader, date, row -> {
+                if (used[0] + row.length() > buffer.length) {
+                    copy.writeToCopy(buffer, 0, used[0]);
+                    used[0] = 0;
+                }
+                // Rows are printable ASCII (validated), so one char is one byte.
+                for (int i = 0; i < row.length(); i++) {
+                    buffer[used[0]++] = (byte) row.charAt(i);
+                }
+            });
+            if (used[0] > 0) {
+                copy.writeToCopy(buffer, 0, used[0]);
+            }
+            copy.endCopy();
+            return lines;
+        } finally {
+            if (copy.isActive()) {
+                copy.cancelCopy();
+            }
+        }
+    }
+
+    private RunResult failed(Connection c, LocalDate date, Map<String, Object> summary, long started, Exception e) {
+        summary.remove("runId");
+        summary.put("status", RunResult.FAILED);
+        summary.put("error", String.valueOf(e.getMessage()));
+        if (e instanceof SettlementFormatException f) {
+            summary.put("line", f.lineNumber());
+        }
+        summary.put("durationMs", millisSince(started));
+        Log.errorf(e, "reconciliation of %s failed, nothing changed: %s", date, e.getMessage());
+        Long runId = null;
+        try {
+            runId = repository.insertRun(c, date, RunResult.FAILED);
+            summary.put("runId", runId);
+            repository.finishRun(c, runId, RunResult.FAILED, json.writeValueAsString(summary));
+            c.commit();
+        } catch (SQLException | JsonProcessingException recordFailure) {
+            Log.errorf(recordFailure, "could not record the failed run of %s", date);
+        }
+        return new RunResult(RunResult.FAILED, runId, 0, summary);
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
+    }
+}

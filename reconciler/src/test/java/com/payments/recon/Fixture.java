@@ -1,0 +1,205 @@
+package com.payments.recon;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** Test data written by the tests: merchants, payments, refunds, settlement files, table snapshots. */
+final class Fixture {
+    record Line(
+            String pspReference, String type, String reference, long amount, long fee, String currency, Instant at) {
+        String csv() {
+            return String.join(
+                    ",",
+                    pspReference,
+                    type,
+                    reference == null ? "" : reference,
+                    Long.toString(amount),
+                    Long.toString(fee),
+                    currency,
+                    at.toString());
+        }
+    }
+
+    private final DataSource ds;
+    private final Path dir;
+    final String merchantId;
+
+    Fixture(DataSource ds) {
+        this.ds = ds;
+        try {
+            this.dir = Files.createTempDirectory("settlements");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.merchantId = queryOne("INSERT INTO merchants (name) VALUES ('recon test') RETURNING id::text");
+    }
+
+    /** The {@code --source} of this fixture's files. */
+    String source() {
+        return dir.resolve("{date}.csv").toString();
+    }
+
+    static Instant at(LocalDate date, String time) {
+        return date.atTime(java.time.LocalTime.parse(time)).toInstant(ZoneOffset.UTC);
+    }
+
+    static long fee(long amount) {
+        return (amount * 290 + 5_000) / 10_000 + 30;
+    }
+
+    String captured(long amount, String currency, Instant capturedAt) {
+        String id = UUID.randomUUID().toString();
+        update(
+                """
+                INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, psp_reference,
+                                      captured_at)
+                VALUES (?::uuid, ?::uuid, 'o-' || ?, ?, ?, 'tok_visa', 'CAPTURED', 'ch_' || ?, ?::timestamptz)
+                """,
+                id,
+                merchantId,
+                id,
+                amount,
+                currency,
+                id,
+                capturedAt.toString());
+        return id;
+    }
+
+    String payment(String status, long amount, String currency) {
+        String id = UUID.randomUUID().toString();
+        update(
+                """
+                INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status)
+                VALUES (?::uuid, ?::uuid, 'o-' || ?, ?, ?, 'tok_visa', ?)
+                """,
+                id,
+                merchantId,
+                id,
+                amount,
+                currency,
+                status);
+        return id;
+    }
+
+    String refund(String paymentId, long amount, String currency, Instant completedAt) {
+        String id = UUID.randomUUID().toString();
+        update("UPDATE payments SET refunded_amount = refunded_amount + ? WHERE id = ?::uuid", amount, paymentId);
+        update(
+                """
+                INSERT INTO refunds (id, payment_id, merchant_id, amount, currency, status, psp_reference, completed_at)
+                VALUES (?::uuid, ?::uuid, ?::uuid, ?, ?, 'SUCCEEDED', 're_' || ?, ?::timestamptz)
+                """,
+                id,
+                paymentId,
+                merchantId,
+                amount,
+                currency,
+                id,
+                completedAt.toString());
+        return id;
+    }
+
+    static Line charge(String paymentId, long amount, String currency, Instant at) {
+        return new Line("ch_" + paymentId, "CHARGE", paymentId, amount, fee(amount), currency, at);
+    }
+
+    static Line refundLine(String refundId, long amount, String currency, Instant at) {
+        return new Line("re_" + refundId, "REFUND", refundId, amount, 0, currency, at);
+    }
+
+    void writeFile(LocalDate date, List<Line> lines) {
+        StringBuilder sb = new StringBuilder("psp_reference,type,reference,amount,fee,currency,settled_at\n");
+        lines.forEach(l -> sb.append(l.csv()).append('\n'));
+        writeRaw(date, sb.toString());
+    }
+
+    void writeRaw(LocalDate date, String content) {
+        try {
+            Files.writeString(dir.resolve(date + ".csv"), content);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String queryOne(String sql, Object... args) {
+        List<List<String>> rows = rows(sql, args);
+        return rows.isEmpty() ? null : rows.get(0).get(0);
+    }
+
+    List<List<String>> rows(String sql, Object... args) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            List<List<String>> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                ResultSetMetaData md = rs.getMetaData();
+                while (rs.next()) {
+                    List<String> row = new ArrayList<>();
+                    for (int i = 1; i <= md.getColumnCount(); i++) {
+                        row.add(rs.getString(i));
+                    }
+                    rows.add(row);
+                }
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    int update(String sql, Object... args) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+    }
+
+    /**
+     * Everything a run may change except its own bookkeeping (recon_runs, and the break columns that count sightings):
+     * a re-run of a date must leave this identical.
+     */
+    List<List<String>> snapshot() {
+        List<List<String>> all = new ArrayList<>();
+        for (String sql : List.of(
+                "SELECT * FROM psp_settlements ORDER BY business_date, line_no",
+                "SELECT * FROM payments ORDER BY id",
+                "SELECT * FROM payment_transitions ORDER BY id",
+                "SELECT * FROM refunds ORDER BY id",
+                "SELECT * FROM ledger_transactions ORDER BY id",
+                "SELECT * FROM ledger_entries ORDER BY id",
+                "SELECT * FROM outbox ORDER BY id",
+                "SELECT * FROM operations_queue ORDER BY id",
+                """
+                SELECT id, business_date, break_type, reference, psp_reference, internal_amount, psp_amount, currency,
+                       status, first_run_id, created_at, reported_at, resolved_at, resolution
+                  FROM recon_breaks ORDER BY id
+                """)) {
+            all.add(List.of("-- " + sql));
+            all.addAll(rows(sql));
+        }
+        return all;
+    }
+}

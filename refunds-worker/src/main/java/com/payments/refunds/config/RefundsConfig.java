@@ -1,0 +1,78 @@
+package com.payments.refunds.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/** Configuration of refunds-worker (prefix {@code refunds}). */
+@ConfigMapping(prefix = "refunds")
+public interface RefundsConfig {
+
+    /** Name of this consumer in {@code consumed_events}; one per logical consumer, shared by its replicas. */
+    @WithDefault("refunds-worker")
+    String consumerName();
+
+    /** Retries of a refund whose PSP outcome is unknown (timeout, 5xx, circuit open). */
+    Retry retry();
+
+    /** The scheduled sync of PENDING refunds. */
+    Sync sync();
+
+    /** Retries of one Kafka record whose processing failed (database down, bug) before it goes to the DLQ. */
+    Processing processing();
+
+    interface Retry {
+        /** Wait before the first retry of an unknown outcome; doubles with every attempt. */
+        @WithDefault("10s")
+        Duration initialBackoff();
+
+        /** Upper bound of the wait between retries. */
+        @WithDefault("10m")
+        Duration maxBackoff();
+
+        /**
+         * A refund still PENDING this long after its creation gets an {@code operations_queue} item
+         * ({@code refund_pending_too_long}); the sync keeps retrying it at {@link #maxBackoff()}.
+         */
+        @WithDefault("1h")
+        Duration escalateAfter();
+    }
+
+    interface Sync {
+        /** Period of the sync on each instance (a Quarkus scheduler {@code every} value, e.g. {@code 15s}). */
+        @WithDefault("15s")
+        String every();
+
+        /** Refunds claimed per sync run. */
+        @WithDefault("50")
+        int batchSize();
+
+        /**
+         * How long a claimed refund is hidden from other claims (the consumer and other replicas' syncs) while its
+         * PSP call runs; longer than the PSP timeout.
+         */
+        @WithDefault("2m")
+        Duration lease();
+
+        /**
+         * A PENDING refund that no one has scheduled (its command never executed: relay or worker down) is picked
+         * up by the sync after this long.
+         */
+        @WithDefault("5m")
+        Duration unscheduledAfter();
+    }
+
+    interface Processing {
+        /** Retries of a failed record (not counting the first try). */
+        @WithDefault("3")
+        int retries();
+
+        /** First wait between retries; exponential, with jitter. */
+        @WithDefault("200ms")
+        Duration initialBackoff();
+
+        /** Upper bound of the wait between retries. */
+        @WithDefault("2s")
+        Duration maxBackoff();
+    }
+}

@@ -1,0 +1,140 @@
+package com.payments.refunds.repository;
+
+import com.payments.refunds.Refund;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** SQL on {@code refunds} (and the reservation on {@code payments}). Every state change is guarded on PENDING. */
+@ApplicationScoped
+public class RefundRepository {
+
+    /** Whether a rescheduled refund is past its escalation deadline. */
+    public record Rescheduled(int attempts, boolean overdue) {}
+
+    /** The refund with its payment's PSP charge, or null. */
+    public Uni<Refund> find(SqlClient client, UUID refundId) {
+        return client.preparedQuery(
+                        """
+                        SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
+                               p.psp_reference AS charge_reference
+                          FROM refunds r JOIN payments p ON p.id = r.payment_id
+                         WHERE r.id = $1""")
+                .execute(Tuple.of(refundId))
+                .map(rows ->
+                        rows.size() == 0 ? null : Refund.from(rows.iterator().next()));
+    }
+
+    /**
+     * Claims a PENDING refund for one PSP attempt: counts the attempt and hides it from the sync for {@code lease}.
+     * Returns the refund as claimed, or null when it is no longer PENDING.
+     */
+    public Uni<Refund> claim(SqlClient client, UUID refundId, Duration lease) {
+        return client.preparedQuery(
+                        """
+                        UPDATE refunds r SET attempts = r.attempts + 1,
+                                             next_attempt_at = now() + interval '1 millisecond' * $2::bigint
+                          FROM payments p
+                         WHERE r.id = $1 AND r.status = 'PENDING' AND p.id = r.payment_id
+                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
+                                  p.psp_reference AS charge_reference""")
+                .execute(Tuple.of(refundId, lease.toMillis()))
+                .map(rows ->
+                        rows.size() == 0 ? null : Refund.from(rows.iterator().next()));
+    }
+
+    /**
+     * Claims up to {@code limit} PENDING refunds that are due (their retry time has come, or nobody scheduled them
+     * and they are older than {@code unscheduledAfter}); {@code SKIP LOCKED} keeps replicas from taking the same.
+     */
+    public Uni<List<Refund>> claimDue(SqlClient client, int limit, Duration lease, Duration unscheduledAfter) {
+        return client.preparedQuery(
+                        """
+                        UPDATE refunds r SET attempts = r.attempts + 1,
+                                             next_attempt_at = now() + interval '1 millisecond' * $2::bigint
+                          FROM payments p
+                         WHERE p.id = r.payment_id AND r.id IN (
+                               SELECT id FROM refunds
+                                WHERE status = 'PENDING'
+                                  AND (next_attempt_at <= now()
+                                       OR (next_attempt_at IS NULL
+                                           AND created_at <= now() - interval '1 millisecond' * $3::bigint))
+                                ORDER BY coalesce(next_attempt_at, created_at)
+                                LIMIT $1::int
+                                  FOR UPDATE SKIP LOCKED)
+                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
+                                  p.psp_reference AS charge_reference""")
+                .execute(Tuple.of(limit, lease.toMillis(), unscheduledAfter.toMillis()))
+                .map(RefundRepository::toList);
+    }
+
+    /** PENDING → SUCCEEDED; false when the refund was no longer PENDING. */
+    public Uni<Boolean> succeed(SqlClient client, UUID refundId, String pspReference) {
+        return client.preparedQuery(
+                        """
+                        UPDATE refunds SET status = 'SUCCEEDED', psp_reference = $2, completed_at = now(),
+                                           next_attempt_at = NULL, last_error = NULL
+                         WHERE id = $1 AND status = 'PENDING'""")
+                .execute(Tuple.of(refundId, pspReference))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    /** PENDING → FAILED; false when the refund was no longer PENDING (then nothing may be released). */
+    public Uni<Boolean> fail(SqlClient client, UUID refundId, String failureCode) {
+        return client.preparedQuery(
+                        """
+                        UPDATE refunds SET status = 'FAILED', failure_code = $2, completed_at = now(),
+                                           next_attempt_at = NULL, last_error = NULL
+                         WHERE id = $1 AND status = 'PENDING'""")
+                .execute(Tuple.of(refundId, failureCode))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    /** Gives back a failed refund's reservation; the CHECKs on payments stop a release below zero. */
+    public Uni<Void> releaseReservation(SqlClient client, UUID paymentId, long amount) {
+        return client.preparedQuery("UPDATE payments SET refunded_amount = refunded_amount - $2 WHERE id = $1")
+                .execute(Tuple.of(paymentId, amount))
+                .map(rows -> {
+                    if (rows.rowCount() != 1) {
+                        throw new IllegalStateException("No payment " + paymentId + " to release a refund on");
+                    }
+                    return null;
+                });
+    }
+
+    /**
+     * Keeps a PENDING refund PENDING and schedules its next attempt with exponential backoff on its attempt count.
+     * Returns null when the refund was no longer PENDING.
+     */
+    public Uni<Rescheduled> reschedule(
+            SqlClient client, UUID refundId, String error, Duration initial, Duration max, Duration escalateAfter) {
+        return client.preparedQuery(
+                        """
+                        UPDATE refunds SET last_error = left($2, 500),
+                               next_attempt_at = now() + interval '1 millisecond'
+                                   * least($4::bigint, $3::bigint * power(2, least(greatest(attempts - 1, 0), 30)))
+                         WHERE id = $1 AND status = 'PENDING'
+                        RETURNING attempts, created_at <= now() - interval '1 millisecond' * $5::bigint AS overdue""")
+                .execute(Tuple.of(refundId, error, initial.toMillis(), max.toMillis(), escalateAfter.toMillis()))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return null;
+                    }
+                    Row row = rows.iterator().next();
+                    return new Rescheduled(row.getInteger("attempts"), row.getBoolean("overdue"));
+                });
+    }
+
+    private static List<Refund> toList(RowSet<Row> rows) {
+        List<Refund> list = new ArrayList<>(rows.size());
+        rows.forEach(row -> list.add(Refund.from(row)));
+        return list;
+    }
+}

@@ -1,0 +1,273 @@
+package com.payments.refunds.service;
+
+import com.payments.contracts.Topics;
+import com.payments.contracts.events.RefundFailed;
+import com.payments.contracts.events.RefundRequested;
+import com.payments.contracts.events.RefundSucceeded;
+import com.payments.refunds.Refund;
+import com.payments.refunds.client.PspClient;
+import com.payments.refunds.client.PspOutcome;
+import com.payments.refunds.config.RefundsConfig;
+import com.payments.refunds.repository.ConsumedEventRepository;
+import com.payments.refunds.repository.LedgerRepository;
+import com.payments.refunds.repository.OperationsQueueRepository;
+import com.payments.refunds.repository.OutboxRepository;
+import com.payments.refunds.repository.RefundRepository;
+import io.quarkus.logging.Log;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Executes refunds at the PSP and records the outcome. No database transaction is open during a PSP call: a claim
+ * transaction counts the attempt and leases the refund, the call runs, and one outcome transaction applies what the
+ * PSP said (guarded on PENDING, so a second outcome for the same refund changes nothing).
+ */
+@ApplicationScoped
+public class RefundExecutionService {
+    static final String REASON_TOO_LONG = "refund_pending_too_long";
+    static final String REASON_REJECTED = "refund_rejected_by_psp";
+
+    /** An answer of the PSP, or the reason it is unknown. */
+    private record Result(PspOutcome outcome, String unknownReason) {}
+
+    private final Pool pool;
+    private final PspClient psp;
+    private final RefundRepository refunds;
+    private final LedgerRepository ledger;
+    private final OutboxRepository outbox;
+    private final ConsumedEventRepository consumed;
+    private final OperationsQueueRepository operations;
+    private final RefundsConfig config;
+
+    public RefundExecutionService(
+            Pool pool,
+            PspClient psp,
+            RefundRepository refunds,
+            LedgerRepository ledger,
+            OutboxRepository outbox,
+            ConsumedEventRepository consumed,
+            OperationsQueueRepository operations,
+            RefundsConfig config) {
+        this.pool = pool;
+        this.psp = psp;
+        this.refunds = refunds;
+        this.ledger = ledger;
+        this.outbox = outbox;
+        this.consumed = consumed;
+        this.operations = operations;
+        this.config = config;
+    }
+
+    /**
+     * Executes one {@code RefundRequested} command. Completes once the outcome is committed (including "still
+     * unknown, rescheduled for the sync"); fails with {@link InvalidCommandException} for a command that can never
+     * be executed, or with the database's error.
+     */
+    public Uni<Void> execute(RefundRequested command) {
+        String consumer = config.consumerName();
+        return pool.withTransaction(conn -> consumed.seen(conn, consumer, command.eventId())
+                        .flatMap(seen -> seen ? Uni.createFrom().nullItem() : claimFor(conn, command)))
+                .flatMap(refund -> {
+                    if (refund == null) {
+                        return Uni.createFrom().voidItem();
+                    }
+                    return psp.refund(refund.id(), refund.chargeReference(), refund.amount())
+                            .map(outcome -> new Result(outcome, null))
+                            .onFailure()
+                            .recoverWithItem(e -> new Result(null, describe(e)))
+                            .flatMap(result -> apply(refund, result, command.eventId()));
+                });
+    }
+
+    /**
+     * Re-checks due PENDING refunds: asks the PSP by reference and re-sends with the same key when the PSP never got
+     * the refund. Returns how many refunds it claimed.
+     */
+    public Uni<Integer> syncDue() {
+        RefundsConfig.Sync sync = config.sync();
+        return pool.withTransaction(
+                        conn -> refunds.claimDue(conn, sync.batchSize(), sync.lease(), sync.unscheduledAfter()))
+                .flatMap(batch -> batch.isEmpty()
+                        ? Uni.createFrom().item(0)
+                        : Multi.createFrom()
+                                .iterable(batch)
+                                .onItem()
+                                .transformToUniAndConcatenate(this::resync)
+                                .collect()
+                                .last()
+                                .replaceWith(batch.size()));
+    }
+
+    private Uni<Void> resync(Refund refund) {
+        return psp.lookup(refund.id())
+                .flatMap(found -> found instanceof PspOutcome.NotFound
+                        ? psp.refund(refund.id(), refund.chargeReference(), refund.amount())
+                        : Uni.createFrom().item(found))
+                .map(outcome -> new Result(outcome, null))
+                .onFailure()
+                .recoverWithItem(e -> new Result(null, describe(e)))
+                .flatMap(result -> apply(refund, result, null))
+                // One refund's database failure must not stop the batch; its lease expires and it comes back.
+                .onFailure()
+                .recoverWithItem(e -> {
+                    Log.errorf(e, "refund %s: sync attempt %d not recorded", refund.id(), refund.attempts());
+                    return null;
+                });
+    }
+
+    /** Claims the refund of a fresh command, or returns null when there is nothing to execute. */
+    private Uni<Refund> claimFor(SqlClient conn, RefundRequested command) {
+        return refunds.find(conn, command.refundId()).flatMap(found -> {
+            if (found == null) {
+                return Uni.createFrom().failure(new InvalidCommandException("unknown refund " + command.refundId()));
+            }
+            String mismatch = mismatch(command, found);
+            if (mismatch != null) {
+                return Uni.createFrom()
+                        .failure(new InvalidCommandException("command " + command.eventId() + " disagrees with refund "
+                                + found.id() + ": " + mismatch));
+            }
+            if (!found.pending()) {
+                Log.infof("refund %s is %s: command %s ignored", found.id(), found.status(), command.eventId());
+                return consumed.record(conn, config.consumerName(), command.eventId())
+                        .replaceWith((Refund) null);
+            }
+            return refunds.claim(conn, found.id(), config.sync().lease());
+        });
+    }
+
+    private static String mismatch(RefundRequested command, Refund refund) {
+        if (!refund.paymentId().equals(command.paymentId())) {
+            return "paymentId";
+        }
+        if (refund.amount() != command.amount()) {
+            return "amount";
+        }
+        if (!refund.currency().equals(command.currency())) {
+            return "currency";
+        }
+        if (!Objects.equals(refund.chargeReference(), command.pspChargeReference())) {
+            return "pspChargeReference";
+        }
+        return null;
+    }
+
+    /** The outcome transaction; {@code eventId} (null for the sync) is recorded as consumed in it. */
+    private Uni<Void> apply(Refund refund, Result result, UUID eventId) {
+        return pool.withTransaction(conn -> {
+            Uni<Boolean> fresh = eventId == null
+                    ? Uni.createFrom().item(true)
+                    : consumed.record(conn, config.consumerName(), eventId);
+            return fresh.flatMap(first -> {
+                if (!first) {
+                    Log.infof("refund %s: command %s was applied concurrently", refund.id(), eventId);
+                    return Uni.createFrom().voidItem();
+                }
+                if (result.outcome() == null) {
+                    return reschedule(conn, refund, result.unknownReason(), null);
+                }
+                PspOutcome outcome = result.outcome();
+                if (outcome instanceof PspOutcome.Succeeded s) {
+                    return succeed(conn, refund, s.pspReference());
+                }
+                if (outcome instanceof PspOutcome.Failed f) {
+                    return fail(conn, refund, f.failureCode());
+                }
+                if (outcome instanceof PspOutcome.Rejected r) {
+                    return reschedule(conn, refund, "PSP rejected the refund: HTTP " + r.status() + " " + r.code(), r);
+                }
+                return reschedule(conn, refund, "PSP does not know the refund", null);
+            });
+        });
+    }
+
+    private Uni<Void> succeed(SqlClient conn, Refund refund, String pspReference) {
+        return refunds.succeed(conn, refund.id(), pspReference).flatMap(changed -> {
+            if (!changed) {
+                Log.infof("refund %s: already final, PSP success (%s) not applied again", refund.id(), pspReference);
+                return Uni.createFrom().voidItem();
+            }
+            Log.infof("refund %s PENDING -> SUCCEEDED (attempt %d, %s)", refund.id(), refund.attempts(), pspReference);
+            return ledger.bookRefund(conn, refund)
+                    .chain(() -> outbox.insert(
+                            conn,
+                            Topics.PAYMENT_EVENTS,
+                            RefundSucceeded.of(
+                                    refund.id(),
+                                    refund.paymentId(),
+                                    refund.merchantId(),
+                                    refund.amount(),
+                                    refund.currency(),
+                                    pspReference)));
+        });
+    }
+
+    private Uni<Void> fail(SqlClient conn, Refund refund, String failureCode) {
+        return refunds.fail(conn, refund.id(), failureCode).flatMap(changed -> {
+            if (!changed) {
+                Log.infof("refund %s: already final, PSP decline not applied again", refund.id());
+                return Uni.createFrom().voidItem();
+            }
+            Log.infof("refund %s PENDING -> FAILED (attempt %d, %s)", refund.id(), refund.attempts(), failureCode);
+            return refunds.releaseReservation(conn, refund.paymentId(), refund.amount())
+                    .chain(() -> outbox.insert(
+                            conn,
+                            Topics.PAYMENT_EVENTS,
+                            RefundFailed.of(
+                                    refund.id(),
+                                    refund.paymentId(),
+                                    refund.merchantId(),
+                                    refund.amount(),
+                                    refund.currency(),
+                                    failureCode)));
+        });
+    }
+
+    /** Unknown or rejected: the refund stays PENDING with its reservation; the sync tries again later. */
+    private Uni<Void> reschedule(SqlClient conn, Refund refund, String reason, PspOutcome.Rejected rejected) {
+        RefundsConfig.Retry retry = config.retry();
+        return refunds.reschedule(
+                        conn, refund.id(), reason, retry.initialBackoff(), retry.maxBackoff(), retry.escalateAfter())
+                .flatMap(rescheduled -> {
+                    if (rescheduled == null) {
+                        return Uni.createFrom().voidItem();
+                    }
+                    Log.warnf(
+                            "refund %s PENDING -> PENDING (attempt %d): %s",
+                            refund.id(), rescheduled.attempts(), reason);
+                    JsonObject details = new JsonObject()
+                            .put("paymentId", refund.paymentId().toString())
+                            .put("amount", refund.amount())
+                            .put("currency", refund.currency())
+                            .put("attempts", rescheduled.attempts())
+                            .put("lastError", reason);
+                    if (rejected != null) {
+                        return operations
+                                .escalateRefund(conn, refund.id(), REASON_REJECTED, details)
+                                .replaceWithVoid();
+                    }
+                    if (rescheduled.overdue()) {
+                        return operations
+                                .escalateRefund(conn, refund.id(), REASON_TOO_LONG, details)
+                                .invoke(opened -> {
+                                    if (opened) {
+                                        Log.errorf("refund %s still PENDING at its deadline: escalated", refund.id());
+                                    }
+                                })
+                                .replaceWithVoid();
+                    }
+                    return Uni.createFrom().voidItem();
+                });
+    }
+
+    private static String describe(Throwable e) {
+        String message = e.getMessage();
+        return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+}

@@ -1,0 +1,96 @@
+package com.payments.refunds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.infra.KafkaTestResource;
+import com.payments.infra.PostgresTestResource;
+import com.payments.infra.PspSandboxTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Refunds whose command never ran are executed by the sync; one still PENDING at its deadline is escalated. */
+@QuarkusTest
+@QuarkusTestResource(PostgresTestResource.class)
+@QuarkusTestResource(KafkaTestResource.class)
+@QuarkusTestResource(
+        value = PspSandboxTestResource.class,
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"))
+class PendingRefundSyncTest {
+    @Inject
+    Pool pool;
+
+    @Inject
+    ObjectMapper mapper;
+
+    @ConfigProperty(name = "psp.url")
+    String pspUrl;
+
+    Fixtures fx;
+
+    @BeforeEach
+    void setUp() {
+        fx = new Fixtures(pool, mapper, pspUrl);
+    }
+
+    @AfterEach
+    void resetFaults() {
+        fx.resetPspFaults();
+    }
+
+    @Test
+    void refundWhoseCommandWasLostIsExecutedBySync() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 4_000);
+        UUID refundId = fx.reserve(payment, 4_000, Duration.ofMinutes(30)); // no command published, ever
+
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(refundId).equals("SUCCEEDED"));
+        assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
+        assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(4_000);
+        assertThat(fx.count(
+                        "SELECT count(*) FROM outbox WHERE event_type = 'RefundSucceeded' AND payload->>'refundId' = $1",
+                        refundId.toString()))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void refundPendingPastItsDeadlineIsEscalatedAndStillCompletes() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 9_000);
+        fx.pspFaults("{\"errorRate\": 1.0}");
+        UUID refundId = fx.reserve(payment, 900, Duration.ofHours(2)); // deadline (10 min in tests) long past
+
+        await().atMost(Fixtures.WAIT)
+                .until(() -> fx.count(
+                                "SELECT count(*) FROM operations_queue WHERE subject_type = 'refund' AND subject_id = $1",
+                                refundId.toString())
+                        == 1);
+        Row item = fx.one(
+                "SELECT reason, status, details FROM operations_queue WHERE subject_id = $1",
+                io.vertx.mutiny.sqlclient.Tuple.of(refundId.toString()));
+        assertThat(item.getString("reason")).isEqualTo("refund_pending_too_long");
+        assertThat(item.getString("status")).isEqualTo("OPEN");
+        assertThat(item.getJsonObject("details").getLong("amount")).isEqualTo(900L);
+        assertThat(fx.status(refundId)).isEqualTo("PENDING");
+        assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(900);
+
+        // Retries go on after escalation: more attempts, still one open item.
+        int attempts = fx.refund(refundId).getInteger("attempts");
+        await().atMost(Fixtures.WAIT).until(() -> fx.refund(refundId).getInteger("attempts") > attempts);
+        assertThat(fx.count("SELECT count(*) FROM operations_queue WHERE subject_id = $1", refundId.toString()))
+                .isEqualTo(1);
+
+        fx.resetPspFaults();
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(refundId).equals("SUCCEEDED"));
+        assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
+    }
+}

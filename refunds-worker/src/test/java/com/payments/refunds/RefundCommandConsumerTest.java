@@ -1,0 +1,172 @@
+package com.payments.refunds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.contracts.events.RefundRequested;
+import com.payments.infra.KafkaTestResource;
+import com.payments.infra.PostgresTestResource;
+import com.payments.infra.PspSandboxTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** refund-commands end to end: real broker, real PostgreSQL, the real sandbox process. */
+@QuarkusTest
+@QuarkusTestResource(PostgresTestResource.class)
+@QuarkusTestResource(KafkaTestResource.class)
+@QuarkusTestResource(
+        value = PspSandboxTestResource.class,
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"))
+class RefundCommandConsumerTest {
+    @Inject
+    Pool pool;
+
+    @Inject
+    ObjectMapper mapper;
+
+    @ConfigProperty(name = "psp.url")
+    String pspUrl;
+
+    Fixtures fx;
+
+    @BeforeEach
+    void setUp() {
+        fx = new Fixtures(pool, mapper, pspUrl);
+    }
+
+    @Test
+    void refundSucceedsOnceWithBalancedLedgerAndEvent() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 10_000);
+        UUID refundId = fx.reserve(payment, 2_500);
+
+        fx.publish(fx.command(payment, refundId, 2_500));
+
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(refundId).equals("SUCCEEDED"));
+        Row refund = fx.refund(refundId);
+        assertThat(refund.getString("psp_reference")).startsWith("re_");
+        assertThat(refund.getOffsetDateTime("completed_at")).isNotNull();
+        assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
+        // The reservation becomes the succeeded refund: refunded_amount = PENDING + SUCCEEDED refunds.
+        assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(2_500);
+
+        List<String> entries = new ArrayList<>();
+        fx.query(
+                        """
+                        SELECT e.account, e.amount, e.currency FROM ledger_entries e
+                          JOIN ledger_transactions t ON t.id = e.transaction_id
+                         WHERE t.kind = 'REFUND' AND t.reference = $1 ORDER BY e.account""",
+                        refundId.toString())
+                .forEach(r -> entries.add(r.getString(0) + " " + r.getLong(1) + " " + r.getString(2)));
+        assertThat(entries).containsExactly("merchant_payable 2500 EUR", "psp_receivable -2500 EUR");
+
+        Row event = fx.one(
+                "SELECT topic, key, payload FROM outbox WHERE event_type = 'RefundSucceeded' AND payload->>'refundId' = $1",
+                io.vertx.mutiny.sqlclient.Tuple.of(refundId.toString()));
+        assertThat(event.getString("topic")).isEqualTo("payment-events");
+        assertThat(event.getString("key")).isEqualTo(payment.paymentId().toString());
+        assertThat(event.getJsonObject("payload").getLong("amount")).isEqualTo(2_500L);
+        assertThat(event.getJsonObject("payload").getString("pspReference"))
+                .isEqualTo(refund.getString("psp_reference"));
+    }
+
+    @Test
+    void declinedRefundReleasesItsReservationOnceWhateverTheRedeliveries() {
+        Fixtures.Captured payment = fx.capture("tok_refundFails", 10_000);
+        UUID failing = fx.reserve(payment, 3_000);
+        UUID sentinel = fx.reserve(payment, 2_000);
+        fx.reserve(payment, 4_000); // stays reserved: no command for it
+        assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(9_000);
+
+        RefundRequested command = fx.command(payment, failing, 3_000);
+        RefundRequested republished = fx.command(payment, failing, 3_000); // same refund, another event id
+        // The same record twice, the same refund under another event id, then a sentinel in the same partition:
+        // when the sentinel is done, everything before it has been processed.
+        fx.publish(command, command, republished, fx.command(payment, sentinel, 2_000));
+
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(sentinel).equals("FAILED"));
+        assertThat(fx.status(failing)).isEqualTo("FAILED");
+        assertThat(fx.refund(failing).getString("failure_code")).isEqualTo("psp_refund_failed");
+        // 9,000 reserved - 3,000 - 2,000 released once each; a second release of 3,000 would leave 1,000.
+        assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(4_000);
+        assertThat(fx.count(
+                        "SELECT count(*) FROM outbox WHERE event_type = 'RefundFailed' AND payload->>'refundId' = $1",
+                        failing.toString()))
+                .isEqualTo(1);
+        assertThat(fx.count(
+                        "SELECT count(*) FROM consumed_events WHERE event_id IN ($1, $2)",
+                        command.eventId(),
+                        republished.eventId()))
+                .isEqualTo(2);
+        assertThat(fx.pspRefundRequests(failing)).isEqualTo(1);
+        assertThat(fx.pspRefundMovements(failing)).isZero();
+        assertThat(fx.count("SELECT count(*) FROM ledger_transactions WHERE reference = $1", failing.toString()))
+                .isZero();
+    }
+
+    @Test
+    void sameCommandThreeTimesMakesOnePspRefund() {
+        Fixtures.Captured payment = fx.capture("tok_mastercard", 5_000);
+        UUID refundId = fx.reserve(payment, 5_000 - 1);
+        UUID sentinel = fx.reserve(payment, 1);
+        RefundRequested command = fx.command(payment, refundId, 5_000 - 1);
+
+        fx.publish(command, command, command, fx.command(payment, sentinel, 1));
+
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(sentinel).equals("SUCCEEDED"));
+        assertThat(fx.status(refundId)).isEqualTo("SUCCEEDED");
+        assertThat(fx.pspRefundRequests(refundId)).as("PSP calls").isEqualTo(1);
+        assertThat(fx.pspRefundMovements(refundId)).as("PSP refunds").isEqualTo(1);
+        assertThat(fx.count("SELECT count(*) FROM ledger_transactions WHERE reference = $1", refundId.toString()))
+                .isEqualTo(1);
+        assertThat(fx.count(
+                        "SELECT count(*) FROM outbox WHERE event_type = 'RefundSucceeded' AND payload->>'refundId' = $1",
+                        refundId.toString()))
+                .isEqualTo(1);
+        assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(5_000);
+    }
+
+    @Test
+    void poisonRecordsGoToTheDeadLetterTopicAndTheNextRecordIsProcessed() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 8_000);
+        UUID refundId = fx.reserve(payment, 800);
+        String key = payment.paymentId().toString();
+        RefundRequested unknownRefund = fx.command(payment, UUID.randomUUID(), 800);
+
+        try (KafkaConsumer<String, String> dlq = fx.deadLetterConsumer()) {
+            fx.publish(key, "{not json", fx.json(unknownRefund), fx.json(fx.command(payment, refundId, 800)));
+
+            await().atMost(Fixtures.WAIT).until(() -> fx.status(refundId).equals("SUCCEEDED"));
+            List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+            await().atMost(Fixtures.WAIT).until(() -> {
+                Fixtures.poll(dlq).stream().filter(r -> key.equals(r.key())).forEach(dead::add);
+                return dead.size() >= 2;
+            });
+            assertThat(dead).hasSize(2);
+            assertThat(dead.get(0).value()).isEqualTo("{not json");
+            assertThat(reason(dead.get(0))).contains("unparseable");
+            assertThat(dead.get(1).value()).contains(unknownRefund.eventId().toString());
+            assertThat(reason(dead.get(1))).contains("unknown refund " + unknownRefund.refundId());
+        }
+        assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
+    }
+
+    private static String reason(ConsumerRecord<String, String> record) {
+        var header = record.headers().lastHeader("dead-letter-reason");
+        assertThat(header).as("dead-letter-reason header").isNotNull();
+        return new String(header.value(), StandardCharsets.UTF_8);
+    }
+}
