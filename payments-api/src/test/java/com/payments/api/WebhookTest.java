@@ -8,18 +8,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.service.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
+import com.payments.infra.PspSandbox;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** {@code POST /v1/psp/webhooks}, signed as the sandbox signs (docs/psp-sandbox.md), against real PostgreSQL. */
@@ -64,6 +68,30 @@ class WebhookTest {
         again.then().statusCode(200);
         assertThat(again.<Boolean>path("duplicate")).isTrue();
         assertThat(rowCounts(pool)).isEqualTo(before);
+    }
+
+    @Test
+    void webhookSignedAndDeliveredByTheRealSandboxCapturesThePayment() {
+        // a second sandbox process whose webhooks go to this application (the shared one sends none)
+        String url = "http://localhost:" + RestAssured.port + "/v1/psp/webhooks";
+        try (PspSandbox sandbox = PspSandbox.start(Map.of("psp.webhook.url", url))) {
+            UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 2100, "tok_visa");
+            Fixtures.chargeAtPsp(sandbox.url(), id, 2100, "tok_visa");
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> paymentStatus(pool, id).equals("CAPTURED"));
+            assertThat(count(
+                            pool,
+                            "SELECT count(*) FROM payment_transitions WHERE payment_id = $1 AND actor = 'webhook'",
+                            id))
+                    .isEqualTo(1);
+            assertThat(count(
+                            pool,
+                            "SELECT count(*) FROM psp_webhook_events WHERE payload -> 'data' ->> 'reference' = $1 AND outcome = 'applied'",
+                            id.toString()))
+                    .isEqualTo(1);
+        }
     }
 
     @Test
