@@ -123,9 +123,11 @@ public final class Postgres {
 
     /**
      * Quarkus main-mode tests load this class once per launch in a new class loader; the embedded server is kept per
-     * JVM through a system property so that every launch reuses it instead of starting another.
+     * JVM through a system property so that every launch reuses it instead of starting another. The name stays
+     * outside the services' config roots ({@code payments.*} is payments-api's @ConfigMapping root, where an unknown
+     * property fails the start).
      */
-    private static final String EMBEDDED_PORT_PROPERTY = "payments.infra.embedded-postgres.port";
+    private static final String EMBEDDED_PORT_PROPERTY = "localinfra.embedded-postgres.port";
 
     private static synchronized Server startEmbedded() {
         String running = System.getProperty(EMBEDDED_PORT_PROPERTY);

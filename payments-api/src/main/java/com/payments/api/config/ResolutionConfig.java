@@ -1,0 +1,66 @@
+package com.payments.api.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Configuration of the resolver of UNKNOWN and stuck payments ({@code payments.resolver.*}) and of PSP webhooks
+ * ({@code payments.webhooks.*}); docs/resolver.md. Same root as {@link ApiConfig}, in its own interface.
+ */
+@ConfigMapping(prefix = "payments")
+public interface ResolutionConfig {
+
+    /** The resolver. */
+    Resolver resolver();
+
+    /** PSP webhooks. */
+    Webhooks webhooks();
+
+    interface Resolver {
+        /** How often each instance looks for due payments ({@code off} disables the schedule). */
+        @WithDefault("5s")
+        String every();
+
+        /** Payments claimed per run and instance at most. */
+        @WithDefault("50")
+        int batchSize();
+
+        /**
+         * How long a claim keeps other instances away from a payment. Must exceed the PSP lookup plus a re-sent charge
+         * (their timeouts): when it expires, another instance may take the payment over (the first one then records
+         * nothing).
+         */
+        @WithDefault("60s")
+        Duration lease();
+
+        /** Wait before the next attempt after the n-th still-unknown attempt; the last value repeats. */
+        @WithDefault("10s,1m,5m,1h,24h")
+        List<Duration> backoff();
+
+        /**
+         * Age of a payment (since its creation) after which the resolver stops and opens an operations item
+         * ({@code resolver_deadline}) instead of scheduling another attempt.
+         */
+        @WithDefault("72h")
+        Duration deadline();
+    }
+
+    interface Webhooks {
+        /**
+         * HMAC-SHA256 secret of the {@code Psp-Signature} header (env {@code PSP_WEBHOOK_SECRET}). No default outside
+         * dev/test: without it every webhook is refused with 503 (the PSP retries) and nothing is stored.
+         */
+        Optional<String> secret();
+
+        /** Largest accepted |now - t| of a signature; older or future-dated deliveries are refused (400). */
+        @WithDefault("5m")
+        Duration tolerance();
+
+        /** Largest accepted webhook body, in bytes (larger: 400 body_too_large). */
+        @WithDefault("32768")
+        int maxBodyBytes();
+    }
+}

@@ -1,0 +1,248 @@
+package com.payments.api.service;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.api.PaymentStatus;
+import com.payments.api.client.PspChargeLookup;
+import com.payments.api.client.PspChargeLookup.Answer;
+import com.payments.api.client.PspChargeResult;
+import com.payments.api.client.PspGateway;
+import com.payments.api.config.ResolutionConfig;
+import com.payments.api.repository.OperationsRepository;
+import com.payments.api.repository.ResolverRepository;
+import com.payments.api.repository.ResolverRepository.Claimed;
+import io.quarkus.logging.Log;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Brings every UNKNOWN payment, and every PROCESSING payment whose process died before recording the outcome, to
+ * the state the PSP has (docs/resolver.md; Kill Bill's janitor is the model). Per run: claim due payments with a
+ * lease (one statement, {@code FOR UPDATE SKIP LOCKED}: safe with many replicas), ask the PSP by reference outside
+ * any transaction, re-send the same charge with the same key when the PSP never received it, then in one
+ * transaction re-read the payment under its row lock and record the answer through {@link PaymentOutcomeService}
+ * (state machine, ledger, outbox, idempotency key) — or, still unknown, schedule the next attempt by the backoff and
+ * escalate to the operations queue after the deadline. Never FAILED unless the PSP said declined.
+ */
+@ApplicationScoped
+public class PaymentResolver {
+    static final String ACTOR = "resolver";
+    private static final int PARALLEL_PER_RUN = 8;
+
+    private final Pool pool;
+    private final ResolverRepository repository;
+    private final OperationsRepository operations;
+    private final PaymentOutcomeService outcomes;
+    private final PspChargeLookup lookup;
+    private final PspGateway psp;
+    private final ResolverMetrics metrics;
+    private final ResolutionConfig.Resolver config;
+    private final ObjectMapper mapper;
+
+    public PaymentResolver(
+            Pool pool,
+            ResolverRepository repository,
+            OperationsRepository operations,
+            PaymentOutcomeService outcomes,
+            PspChargeLookup lookup,
+            PspGateway psp,
+            ResolverMetrics metrics,
+            ResolutionConfig config,
+            ObjectMapper mapper) {
+        this.pool = pool;
+        this.repository = repository;
+        this.operations = operations;
+        this.outcomes = outcomes;
+        this.lookup = lookup;
+        this.psp = psp;
+        this.metrics = metrics;
+        this.config = config.resolver();
+        this.mapper = mapper;
+    }
+
+    @Scheduled(
+            identity = "payment-resolver",
+            every = "${payments.resolver.every}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    Uni<Void> scheduled() {
+        return runOnce()
+                .onFailure()
+                .recoverWithItem(e -> {
+                    Log.errorf("Resolver run failed: %s", e.getClass().getName());
+                    return 0;
+                })
+                .flatMap(n -> refreshMetrics());
+    }
+
+    /** One run: claims and works the due payments; returns how many were claimed. */
+    public Uni<Integer> runOnce() {
+        return repository
+                .claim(pool, config.batchSize(), config.lease())
+                .flatMap(claims -> claims.isEmpty()
+                        ? Uni.createFrom().item(0)
+                        : Multi.createFrom()
+                                .iterable(claims)
+                                .onItem()
+                                .transformToUni(this::resolveSafely)
+                                .merge(PARALLEL_PER_RUN)
+                                .collect()
+                                .asList()
+                                .map(List::size));
+    }
+
+    /** Re-reads the gauges of {@link ResolverMetrics}. */
+    public Uni<Void> refreshMetrics() {
+        return repository.snapshot(pool).invoke(metrics::update).replaceWithVoid();
+    }
+
+    private Uni<String> resolveSafely(Claimed claim) {
+        return resolve(claim)
+                .onFailure()
+                .recoverWithItem(e -> {
+                    // the lease expires and a later run tries again
+                    Log.errorf(
+                            "Resolver: payment %s attempt %d failed: %s",
+                            claim.id(), claim.attempt(), e.getClass().getName());
+                    return "error";
+                })
+                .invoke(metrics::resolution);
+    }
+
+    /**
+     * The unit of work of one claim: ask the PSP, re-send if it never got the charge, record or reschedule. Returns
+     * the outcome tag (captured, failed, still_unknown, escalated, skipped). Public for tests that play a second
+     * instance whose lease ran out.
+     */
+    public Uni<String> resolve(Claimed claim) {
+        return lookup.find(claim.id()).onItemOrFailure().transformToUni((answer, failure) -> {
+            if (failure != null) {
+                return stillUnknown(claim, "lookup: " + failure.getClass().getSimpleName());
+            }
+            if (answer instanceof Answer.Found found) {
+                return record(
+                        claim,
+                        found.succeeded()
+                                ? PaymentOutcome.captured(claim.id(), found.chargeId(), ACTOR)
+                                : PaymentOutcome.failed(claim.id(), found.chargeId(), found.declineCode(), ACTOR));
+            }
+            return resend(claim);
+        });
+    }
+
+    /** The PSP never got the charge: send it again, same payment id as key and reference (the PSP deduplicates). */
+    private Uni<String> resend(Claimed claim) {
+        metrics.resend();
+        Log.infof(
+                "Resolver: payment %s attempt %d: not at the PSP, re-sending the charge", claim.id(), claim.attempt());
+        return psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source())
+                .onItemOrFailure()
+                .transformToUni((PspChargeResult result, Throwable failure) -> failure != null
+                        ? stillUnknown(claim, "charge: " + failure.getClass().getSimpleName())
+                        : record(
+                                claim,
+                                result.captured()
+                                        ? PaymentOutcome.captured(claim.id(), result.pspReference(), ACTOR)
+                                        : PaymentOutcome.failed(
+                                                claim.id(), result.pspReference(), result.declineCode(), ACTOR)));
+    }
+
+    /** A definite PSP answer: recorded under the row lock if this claim still owns the payment. */
+    private Uni<String> record(Claimed claim, PaymentOutcome outcome) {
+        return pool.withTransaction(conn -> repository.lock(conn, claim.id()).flatMap(current -> {
+            if (!owns(claim, current)) {
+                return Uni.createFrom().item("skipped");
+            }
+            return outcomes.record(conn, outcome, TraceContext.headers(null, null))
+                    .map(recorded -> {
+                        PaymentStatus now = recorded.payment().status();
+                        Log.infof(
+                                "Resolver: payment %s %s -> %s (attempt %d)",
+                                claim.id(), current.status(), now, claim.attempt());
+                        return now == PaymentStatus.CAPTURED ? "captured" : "failed";
+                    });
+        }));
+    }
+
+    /** No definite answer: UNKNOWN (a stuck PROCESSING payment moves there), next attempt or escalation. */
+    private Uni<String> stillUnknown(Claimed claim, String error) {
+        Duration delay = backoff(claim.attempt());
+        return pool.withTransaction(conn -> repository.lock(conn, claim.id()).flatMap(current -> {
+            if (!owns(claim, current)) {
+                return Uni.createFrom().item("skipped");
+            }
+            Uni<Void> toUnknown = current.status() == PaymentStatus.PROCESSING
+                    ? outcomes.record(
+                                    conn,
+                                    PaymentOutcome.unknown(claim.id(), error, ACTOR),
+                                    TraceContext.headers(null, null))
+                            .invoke(r -> Log.infof(
+                                    "Resolver: payment %s PROCESSING -> UNKNOWN (attempt %d)",
+                                    claim.id(), claim.attempt()))
+                            .replaceWithVoid()
+                    : Uni.createFrom().voidItem();
+            return toUnknown
+                    .flatMap(v ->
+                            repository.reschedule(conn, claim.id(), claim.attempt(), delay, config.deadline(), error))
+                    .flatMap(escalated -> {
+                        if (!Boolean.TRUE.equals(escalated)) {
+                            Log.infof(
+                                    "Resolver: payment %s UNKNOWN after attempt %d (%s), next attempt in %s",
+                                    claim.id(), claim.attempt(), error, delay);
+                            return Uni.createFrom().item("still_unknown");
+                        }
+                        Log.warnf(
+                                "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
+                                claim.id(), claim.attempt(), error);
+                        return operations
+                                .open(
+                                        conn,
+                                        "payment",
+                                        claim.id().toString(),
+                                        "resolver_deadline",
+                                        details(claim, error))
+                                .replaceWith("escalated");
+                    });
+        }));
+    }
+
+    private static boolean owns(Claimed claim, ResolverRepository.Locked current) {
+        if (current == null || current.status().isFinal() || current.attempts() != claim.attempt()) {
+            Log.infof(
+                    "Resolver: payment %s attempt %d: %s meanwhile, nothing recorded",
+                    claim.id(),
+                    claim.attempt(),
+                    current == null
+                            ? "gone"
+                            : current.status().isFinal() ? "resolved " + current.status() : "claimed again");
+            return false;
+        }
+        return true;
+    }
+
+    Duration backoff(int attempt) {
+        List<Duration> steps = config.backoff();
+        return steps.get(Math.min(Math.max(attempt, 1), steps.size()) - 1);
+    }
+
+    private String details(Claimed claim, String error) {
+        ObjectNode node = mapper.createObjectNode();
+        node.put("paymentId", claim.id().toString());
+        node.put("merchantId", claim.merchantId().toString());
+        node.put("amount", claim.amount());
+        node.put("currency", claim.currency());
+        node.put("createdAt", claim.createdAt().toString());
+        node.put("attempts", claim.attempt());
+        node.put("lastError", error);
+        node.put(
+                "action",
+                "The PSP gave no definite answer before the deadline. Check the charge with reference = paymentId at the"
+                        + " PSP; the reconciler's settlement match also shows it. The payment stays UNKNOWN; it is not"
+                        + " retried automatically any more.");
+        return node.toString();
+    }
+}

@@ -1,0 +1,62 @@
+package com.payments.api.service;
+
+import com.payments.api.repository.ResolverRepository.Snapshot;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Resolver and webhook metrics (Prometheus names): gauges {@code payments_unknown} (UNKNOWN payments),
+ * {@code payments_unknown_oldest_age_seconds}, {@code payments_processing_stuck} (PROCESSING past their stuck-after
+ * time), {@code payments_operations_open} (open operations items), refreshed after every resolver run; counters
+ * {@code payments_resolutions_total{outcome}}, {@code payments_resolver_resends_total} and
+ * {@code payments_webhooks_total{outcome}}.
+ */
+@Startup
+@ApplicationScoped
+public class ResolverMetrics {
+    private final MeterRegistry registry;
+    private final AtomicLong unknown = new AtomicLong();
+    private final AtomicLong oldestUnknownSeconds = new AtomicLong();
+    private final AtomicLong stuckProcessing = new AtomicLong();
+    private final AtomicLong openOperations = new AtomicLong();
+
+    public ResolverMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder("payments.unknown", unknown, AtomicLong::get)
+                .description("Payments in UNKNOWN")
+                .register(registry);
+        Gauge.builder("payments.unknown.oldest.age.seconds", oldestUnknownSeconds, AtomicLong::get)
+                .description("Age of the oldest UNKNOWN payment")
+                .register(registry);
+        Gauge.builder("payments.processing.stuck", stuckProcessing, AtomicLong::get)
+                .description("PROCESSING payments past their stuck-after time")
+                .register(registry);
+        Gauge.builder("payments.operations.open", openOperations, AtomicLong::get)
+                .description("Open items in the operations queue")
+                .register(registry);
+    }
+
+    public void update(Snapshot snapshot) {
+        unknown.set(snapshot.unknown());
+        oldestUnknownSeconds.set(snapshot.oldestUnknownSeconds());
+        stuckProcessing.set(snapshot.stuckProcessing());
+        openOperations.set(snapshot.openOperations());
+    }
+
+    /** outcome: captured, failed, still_unknown, escalated, skipped, error. */
+    public void resolution(String outcome) {
+        registry.counter("payments.resolutions", "outcome", outcome).increment();
+    }
+
+    public void resend() {
+        registry.counter("payments.resolver.resends").increment();
+    }
+
+    /** outcome: a {@code psp_webhook_events.outcome}, or duplicate, rejected. */
+    public void webhook(String outcome) {
+        registry.counter("payments.webhooks", "outcome", outcome).increment();
+    }
+}

@@ -1,0 +1,70 @@
+package com.payments.api;
+
+import com.payments.api.service.CaptureRequest;
+import com.payments.api.service.RequestHash;
+import io.restassured.http.ContentType;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+/** Payments written straight into the database, as a crashed or earlier process would have left them. */
+final class Fixtures {
+    static final UUID MERCHANT_A = UUID.fromString("00000000-0000-4000-8000-00000000000a");
+
+    private Fixtures() {}
+
+    /** A payment in {@code status} (PROCESSING or UNKNOWN), due for the resolver now. */
+    static UUID insertPayment(Pool pool, String status, long amount, String source) {
+        UUID id = UUID.randomUUID();
+        return insertPayment(pool, id, "order-" + id, status, amount, source);
+    }
+
+    static UUID insertPayment(Pool pool, UUID id, String orderId, String status, long amount, String source) {
+        pool.preparedQuery(
+                        """
+                        INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, next_attempt_at)
+                        VALUES ($1, $2, $3, $4, 'EUR', $5, $6, now())""")
+                .execute(Tuple.of(id, MERCHANT_A, orderId, amount, source, status))
+                .await()
+                .indefinitely();
+        return id;
+    }
+
+    /** The IN_PROGRESS key a capture claims in its first transaction, for the request {@code json}. */
+    static void insertInProgressKey(Pool pool, String key, String json, UUID paymentId) {
+        byte[] hash = RequestHash.of(
+                "POST",
+                "/v1/payments",
+                CaptureRequest.parse(json.getBytes(StandardCharsets.UTF_8), 16384)
+                        .canonicalJson());
+        pool.preparedQuery(
+                        """
+                        INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id)
+                        VALUES ($1, $2, $3, 'payment', $4)""")
+                .execute(Tuple.of(MERCHANT_A, key, io.vertx.core.buffer.Buffer.buffer(hash), paymentId))
+                .await()
+                .indefinitely();
+    }
+
+    /** Charges at the sandbox directly, as our capture would (payment id as key and reference). */
+    static void chargeAtPsp(String pspUrl, UUID paymentId, long amount, String source) {
+        TestSupport.psp(pspUrl)
+                .contentType(ContentType.JSON)
+                .header("Idempotency-Key", paymentId.toString())
+                .body("{\"reference\":\"" + paymentId + "\",\"amount\":" + amount
+                        + ",\"currency\":\"EUR\",\"source\":\"" + source + "\"}")
+                .post("/v1/charges")
+                .then()
+                .statusCode(200);
+    }
+
+    static void faults(String pspUrl, String json) {
+        TestSupport.psp(pspUrl)
+                .contentType(ContentType.JSON)
+                .body(json)
+                .put("/test/faults")
+                .then()
+                .statusCode(200);
+    }
+}
