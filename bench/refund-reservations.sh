@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Refund reservation throughput of payments-api (POST /v1/payments/{id}/refunds, unique Idempotency-Keys, 1 minor
+# unit each) on a local PostgreSQL: one transaction per request (key claim, conditional UPDATE of the payment,
+# PENDING refund, refund-commands outbox row, key completion). Neither the relay nor the worker runs: this measures
+# the API side only. Requests go round-robin over PAYMENTS captured payments (seeded in SQL), so concurrent requests
+# rarely wait for the same payment's row lock. Prints reservations/s and p50/p99 at 16 and 64 connections, then checks
+# that every 202 is one refund, one outbox row and 1 minor unit of refunded_amount.
+#
+#   bench/refund-reservations.sh                 # builds the jars unless SKIP_BUILD=1
+#   DURATION=60s PAYMENTS=1000 bench/refund-reservations.sh
+# PostgreSQL: PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set, otherwise local-infra's LocalInfraMain starts one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+API_PORT=${API_PORT:-18080}
+DURATION=${DURATION:-30s}
+WARMUP=${WARMUP:-15s}
+CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
+THREADS=${THREADS:-2}
+PAYMENTS=${PAYMENTS:-10000}
+API_OPTS=${API_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}
+ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
+API=http://127.0.0.1:$API_PORT
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  ./mvnw -B -q -pl payments-api,local-infra -am package -DskipTests
+fi
+if ! command -v wrk >/dev/null; then
+  apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+LOGDIR=$(mktemp -d /tmp/refund-bench.XXXXXX)
+
+if [[ -z "${PAYMENTS_PG_HOST:-}" ]]; then
+  CP_FILE=$LOGDIR/infra.classpath
+  ./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$CP_FILE" >/dev/null
+  java -Xmx512m -cp "local-infra/target/classes:$(cat "$CP_FILE")" com.payments.infra.LocalInfraMain \
+    >"$LOGDIR/infra.out" 2>"$LOGDIR/infra.log" &
+  PIDS+=($!)
+  for _ in $(seq 1 300); do grep -q PAYMENTS_PG_HOST "$LOGDIR/infra.out" 2>/dev/null && break; sleep 0.2; done
+  eval "$(grep '^export PAYMENTS_PG' "$LOGDIR/infra.out")"
+fi
+PG_PORT=${PAYMENTS_PG_PORT:-5432}
+PG_USER=${PAYMENTS_PG_USER:-postgres}
+DB=bench_refunds_$(date +%s)
+export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
+sql() { psql -q -tA -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" -c "$1"; }
+psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -c "CREATE DATABASE $DB" >/dev/null
+
+# The API migrates its fresh database at start (as the migration Job does) and then serves.
+QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
+QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
+QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
+QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" \
+java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
+  -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 300); do curl -fs "$API/q/health/ready" >/dev/null 2>&1 && break; sleep 0.2; done
+curl -fs "$API/q/health/ready" >/dev/null || { echo "not ready: $API (logs in $LOGDIR)"; exit 1; }
+
+CREATED=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
+  -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}')
+KEY=$(echo "$CREATED" | sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
+MERCHANT=$(echo "$CREATED" | sed -E 's/.*"merchantId":"([^"]+)".*/\1/')
+
+# Captured payments as the capture path leaves them (status CAPTURED, a PSP reference), large enough never to run out.
+sql "INSERT INTO payments (merchant_id, order_id, amount, currency, source, status, psp_reference, captured_at)
+     SELECT '$MERCHANT', 'bench-' || i, 1000000000000, 'EUR', 'tok_visa', 'CAPTURED', 'ch_bench_' || i, now()
+       FROM generate_series(1, $PAYMENTS) i"
+sql "ANALYZE"
+sql "SELECT id FROM payments WHERE merchant_id = '$MERCHANT'" >"$LOGDIR/payments.txt"
+
+echo "== warm-up ($WARMUP, 16 connections)"
+wrk -t"$THREADS" -c16 -d"$WARMUP" -s bench/refund-reservations.lua "$API" -- "$KEY" warmup "$LOGDIR/payments.txt" >/dev/null
+
+echo "machine: $(nproc) cores, shared with other builds; load average $(cut -d' ' -f1-3 /proc/loadavg); API_OPTS=$API_OPTS; $PAYMENTS payments"
+for c in $CONNECTIONS_LIST; do
+  OUT=$(wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -s bench/refund-reservations.lua "$API" -- "$KEY" "run$c" \
+    "$LOGDIR/payments.txt")
+  RATE=$(echo "$OUT" | awk '/Requests\/sec/ {print $2}')
+  P50=$(echo "$OUT" | awk '$1 == "50%" {print $2}')
+  P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
+  TOTAL=$(echo "$OUT" | awk '/requests in/ {print $1}')
+  NON2XX=$(echo "$OUT" | awk '/Non-2xx/ {print $5}')
+  echo "connections=$c duration=$DURATION reservations/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0}"
+done
+
+CHECK=$(sql "SELECT (SELECT count(*) FROM refunds) || ' refunds, ' ||
+                    (SELECT count(*) FROM outbox WHERE topic = 'refund-commands') || ' refund commands, ' ||
+                    (SELECT sum(refunded_amount) FROM payments) || ' reserved, ' ||
+                    (SELECT count(*) FROM idempotency_keys WHERE resource_type = 'refund' AND status = 'COMPLETED')
+                    || ' completed keys'")
+echo "== database: $CHECK (all four must be equal; logs in $LOGDIR)"

@@ -1,0 +1,152 @@
+package com.payments.infra;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A packaged Quarkus application of this repository ({@code <module>/target/quarkus-app/quarkus-run.jar}) in its own
+ * process, on a free port, ready when {@code /q/health/ready} answers 200. The reactor must build the module first
+ * (a test-scoped {@code type=pom} dependency on it with {@code *} exclusions orders the reactor).
+ */
+public final class QuarkusProcess implements AutoCloseable {
+    private final String module;
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private QuarkusProcess(String module, Process process, int port, Path log) {
+        this.module = module;
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    /** Starts {@code module}'s jar with these system properties (Quarkus config) and waits until it is ready. */
+    public static QuarkusProcess start(String module, String heap, Map<String, String> properties) {
+        Path jar = locateJar(module + "/target/quarkus-app/quarkus-run.jar");
+        int port = freePort();
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + heap,
+                "-Dquarkus.http.port=" + port,
+                "-Dquarkus.http.host=127.0.0.1"));
+        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.addAll(List.of("-jar", jar.toString()));
+        try {
+            Path log = Files.createTempFile(module + "-", ".log");
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            QuarkusProcess app = new QuarkusProcess(module, process, port, log);
+            app.awaitReady(Duration.ofSeconds(60));
+            return app;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The process's output (stdout and stderr). */
+    public Path log() {
+        return log;
+    }
+
+    /** Graceful stop (SIGTERM), waiting for the process to end. */
+    public void stop() {
+        process.destroy();
+        waitForExit();
+    }
+
+    /** kill -9: the process dies without finishing anything in flight. */
+    public void kill() {
+        process.destroyForcibly();
+        waitForExit();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void waitForExit() {
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void awaitReady(Duration timeout) {
+        HttpClient client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(url() + "/q/health/ready"))
+                .timeout(Duration.ofSeconds(2))
+                .build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(module + " exited with " + process.exitValue() + "; see " + log);
+            }
+            try {
+                if (client.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            sleep(100);
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException(module + " not ready within " + timeout + "; see " + log);
+    }
+
+    private static Path locateJar(String relative) {
+        for (File dir = new File("").getAbsoluteFile(); dir != null; dir = dir.getParentFile()) {
+            Path candidate = dir.toPath().resolve(relative);
+            if (Files.isRegularFile(candidate)) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("No " + relative + " above " + new File("").getAbsolutePath()
+                + ": build it first (./mvnw -pl <module> -am package -DskipTests)");
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

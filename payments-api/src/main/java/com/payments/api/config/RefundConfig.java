@@ -1,0 +1,16 @@
+package com.payments.api.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/** Configuration of the refund reservation ({@code refunds.*}). */
+@ConfigMapping(prefix = "refunds")
+public interface RefundConfig {
+
+    /**
+     * Retry-After (seconds) on the 409 {@code payment_outcome_pending}: the payment's outcome at the PSP is not known
+     * yet (UNKNOWN or PROCESSING), so it cannot be refunded until the resolver settles it.
+     */
+    @WithDefault("5")
+    int outcomePendingRetryAfterSeconds();
+}
