@@ -79,10 +79,10 @@ public final class Kafka {
             return startContainer();
         }
         // Kept per JVM (not per class loader) for the same reason as the embedded PostgreSQL.
-        String running = System.getProperty("payments.infra.embedded-kafka.bootstrap");
+        String running = System.getProperty("com.payments.infra.embedded-kafka.bootstrap");
         if (running == null) {
             running = EmbeddedKafka.start();
-            System.setProperty("payments.infra.embedded-kafka.bootstrap", running);
+            System.setProperty("com.payments.infra.embedded-kafka.bootstrap", running);
         }
         return running;
     }

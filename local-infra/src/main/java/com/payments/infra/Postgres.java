@@ -123,9 +123,10 @@ public final class Postgres {
 
     /**
      * Quarkus main-mode tests load this class once per launch in a new class loader; the embedded server is kept per
-     * JVM through a system property so that every launch reuses it instead of starting another.
+     * JVM through a system property so that every launch reuses it instead of starting another. The name stays out
+     * of the {@code payments.} namespace: payments-api maps {@code payments.*} and refuses unknown properties there.
      */
-    private static final String EMBEDDED_PORT_PROPERTY = "payments.infra.embedded-postgres.port";
+    private static final String EMBEDDED_PORT_PROPERTY = "com.payments.infra.embedded-postgres.port";
 
     private static synchronized Server startEmbedded() {
         String running = System.getProperty(EMBEDDED_PORT_PROPERTY);
