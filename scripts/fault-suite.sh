@@ -27,7 +27,6 @@ export API_PORT=${API_PORT:-18280} RELAY_PORT=${RELAY_PORT:-18281} WORKER_PORT=$
 export PSP_PORT=${PSP_PORT:-18289} PAYMENTS_ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-fault-suite-admin}
 API=http://127.0.0.1:$API_PORT
 PSP=http://127.0.0.1:$PSP_PORT
-KEY=sk_test_demo_merchant_a
 OUT=$ROOT/.local/fault-suite
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 START=$SECONDS
@@ -68,6 +67,10 @@ source .local/infra.env
 export PGHOST=$PAYMENTS_PG_HOST PGPORT=$PAYMENTS_PG_PORT PGUSER=$PAYMENTS_PG_USER PGPASSWORD=$PAYMENTS_PG_PASSWORD
 export PGDATABASE=$PAYMENTS_PG_DATABASE
 sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
+# A merchant of our own (the stack runs the prod profile: no demo merchants), with a rate limit above the load.
+KEY=$(curl -fsS -H "Authorization: Bearer $PAYMENTS_ADMIN_TOKEN" -H 'Content-Type: application/json' \
+  -d '{"name":"fault suite","rateLimitPerSecond":100000}' "$API/v1/admin/merchants" | jq -r .apiKey)
+[[ $KEY == sk_* ]] || die "could not create the merchant"
 say "stack ready"
 
 # --- 2. Faults ----------------------------------------------------------------------------------------------
@@ -81,9 +84,7 @@ restart() { # NAME PORT
   FAULTS=$((FAULTS + 1))
   say "kill -9 $name (pid $pid)"
   while [[ -n $(pid_on_port "$port") ]]; do sleep 0.2; done
-  local extra=()
-  [[ $name == payments-api ]] && extra=(env PAYMENTS_DEMO_MERCHANTS=true)
-  "${extra[@]}" "$JAVA" -Xmx384m -Dquarkus.http.port="$port" -jar "$name/target/quarkus-app/quarkus-run.jar" \
+  "$JAVA" -Xmx384m -Dquarkus.http.port="$port" -jar "$name/target/quarkus-app/quarkus-run.jar" \
     >>"$ROOT/.local/logs/$name.log" 2>&1 &
   MY_PIDS+=($!)
   local until=$((SECONDS + 120))
@@ -235,6 +236,8 @@ every outbox row published|SELECT count(*) FROM outbox WHERE sent_at IS NULL
 every payment-events row on Kafka|SELECT count(*) FROM outbox o WHERE o.topic = 'payment-events' AND NOT EXISTS (SELECT 1 FROM kafka k WHERE k.event_id = o.event_id::text)
 each payment's events in commit order on Kafka|SELECT count(*) FROM (SELECT o.event_id, row_number() OVER (PARTITION BY o.key ORDER BY o.id) AS want, row_number() OVER (PARTITION BY o.key ORDER BY f.part, f.off) AS got FROM outbox o JOIN (SELECT DISTINCT ON (event_id) event_id, part, off FROM kafka ORDER BY event_id, part, off) f ON f.event_id = o.event_id::text WHERE o.topic = 'payment-events') t WHERE want <> got
 one partition per payment on Kafka|SELECT count(*) FROM (SELECT key FROM kafka GROUP BY key HAVING count(DISTINCT part) > 1) t
+evidence: payments exist, were answered, are on Kafka|SELECT CASE WHEN (SELECT count(*) FROM payments) = 0 OR (SELECT count(*) FROM client WHERE payment_id <> '') = 0 OR (SELECT count(*) FROM kafka) = 0 OR (SELECT count(*) FROM psp) = 0 THEN 1 ELSE 0 END
+no unexpected answer to a valid capture|SELECT count(*) FROM client WHERE code LIKE 'unexpected%' OR code NOT IN ('201', '202', '402', 'unresolved')
 every answered payment exists|SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id::text = c.payment_id)
 answered status matches or moved on (201 CAPTURED, 402 FAILED)|SELECT count(*) FROM client c JOIN payments p ON p.id::text = c.payment_id WHERE (c.code = '201' AND p.status <> 'CAPTURED') OR (c.code = '402' AND p.status <> 'FAILED')
 SQL
