@@ -161,7 +161,7 @@ class AuthMatrixTest {
         for (Call call : merchantCalls(a)) {
             assertThat(call.send().apply(TestSupport.merchant(KEY_A)).statusCode())
                     .as(call.name())
-                    .isBetween(200, 201);
+                    .isBetween(200, 202);
         }
 
         Map<String, Long> before = TestSupport.rowCounts(pool);
