@@ -5,9 +5,9 @@ import io.vertx.mutiny.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
+import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.UUID;
 
 /** SQL on idempotency_keys (primary key merchant_id + key). */
@@ -23,25 +23,18 @@ public class IdempotencyRepository {
             Integer responseStatus,
             byte[] responseBody) {}
 
-    /** INSERT ... ON CONFLICT DO NOTHING: true when this call claimed the key. */
-    public Uni<Boolean> insert(
-            SqlClient client, UUID merchantId, String key, byte[] requestHash, String resourceType, UUID resourceId) {
-        return client.preparedQuery(
-                        """
-                        INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id)
-                        VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING""")
-                .execute(Tuple.of(
-                        merchantId, key, io.vertx.core.buffer.Buffer.buffer(requestHash), resourceType, resourceId))
-                .map(rows -> rows.rowCount() == 1);
-    }
+    /** The columns {@link #storedKey} reads (of idempotency_keys aliased {@code k}). */
+    static final String KEY_COLUMNS =
+            "k.request_hash, k.status, k.resource_type, k.resource_id, k.response_status, k.response_body";
 
     public Uni<StoredKey> find(SqlClient client, UUID merchantId, String key) {
         return client.preparedQuery(
                         """
-                        SELECT request_hash, status, resource_type, resource_id, response_status, response_body
-                          FROM idempotency_keys WHERE merchant_id = $1 AND key = $2""")
+                        SELECT %s FROM idempotency_keys k WHERE merchant_id = $1 AND key = $2"""
+                                .formatted(KEY_COLUMNS))
                 .execute(Tuple.of(merchantId, key))
-                .map(rows -> rows.rowCount() == 0 ? null : from(rows.iterator().next()));
+                .map(rows ->
+                        rows.rowCount() == 0 ? null : storedKey(rows.iterator().next()));
     }
 
     /** Completes the in-progress key of a resource with its response; false when there was none in progress. */
@@ -77,10 +70,15 @@ public class IdempotencyRepository {
                 .map(rows -> rows.rowCount());
     }
 
-    private static StoredKey from(Row row) {
+    /** The key in a row of {@link #KEY_COLUMNS}; null when the row has none (a LEFT JOIN that found no key). */
+    static StoredKey storedKey(Row row) {
+        Buffer hash = row.getBuffer("request_hash");
+        if (hash == null) {
+            return null;
+        }
         Buffer body = row.getBuffer("response_body");
         return new StoredKey(
-                row.getBuffer("request_hash").getBytes(),
+                hash.getBytes(),
                 "COMPLETED".equals(row.getString("status")),
                 row.getString("resource_type"),
                 row.getUUID("resource_id"),
@@ -88,7 +86,10 @@ public class IdempotencyRepository {
                 body == null ? null : body.getBytes());
     }
 
-    static boolean sameHash(byte[] a, byte[] b) {
-        return Arrays.equals(a, b);
+    /** True for the failure of a statement that tried to store a key the merchant already has. */
+    public static boolean isKeyTaken(Throwable failure) {
+        return failure instanceof PgException pg
+                && "23505".equals(pg.getSqlState())
+                && "idempotency_keys_pkey".equals(pg.getConstraint());
     }
 }

@@ -1,8 +1,11 @@
 package com.payments.api.service;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -13,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 @ApplicationScoped
 public class ApiMetrics {
     private final MeterRegistry registry;
+    // meters by tag value: looked up once, not built on every request
+    private final Map<String, Counter> captures = new ConcurrentHashMap<>();
+    private final Map<String, Timer> pspLatency = new ConcurrentHashMap<>();
 
     public ApiMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -20,7 +26,8 @@ public class ApiMetrics {
 
     /** outcome: captured, declined, unknown, unavailable, replayed. */
     public void capture(String outcome) {
-        registry.counter("payments.captures", "outcome", outcome).increment();
+        captures.computeIfAbsent(outcome, o -> registry.counter("payments.captures", "outcome", o))
+                .increment();
     }
 
     public void rejected(int status, String code) {
@@ -29,10 +36,11 @@ public class ApiMetrics {
     }
 
     public void pspLatency(String outcome, long nanos) {
-        Timer.builder("payments.psp.latency")
-                .tag("outcome", outcome)
-                .publishPercentileHistogram()
-                .register(registry)
+        pspLatency
+                .computeIfAbsent(outcome, o -> Timer.builder("payments.psp.latency")
+                        .tag("outcome", o)
+                        .publishPercentileHistogram()
+                        .register(registry))
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 }

@@ -1,6 +1,7 @@
 package com.payments.api.service;
 
 import com.payments.api.Merchant;
+import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
@@ -16,8 +17,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * {@code POST /v1/payments} (design.md §3): (1) claim the key and insert the PROCESSING payment in one transaction,
- * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one transaction. A charge that was
+ * {@code POST /v1/payments} (design.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
+ * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one statement. A charge that was
  * never sent releases the key and drops the payment (503); one whose answer was lost leaves the payment UNKNOWN
  * (202) for the resolver.
  */
@@ -54,48 +55,42 @@ public class CaptureService {
     public Uni<ApiResponse> capture(
             Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
         byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
-        UUID paymentId = UUID.randomUUID();
-        return pool.withTransaction(conn -> idempotency
-                        .claim(conn, merchant.id(), key, hash, PaymentOutcomeService.RESOURCE_PAYMENT, paymentId)
-                        .flatMap(claim -> claim instanceof Claim.Claimed
-                                ? payments.insertProcessing(
-                                                conn,
-                                                paymentId,
-                                                merchant.id(),
-                                                request.orderId(),
-                                                request.amount(),
-                                                request.currency(),
-                                                request.source(),
-                                                config.psp().stuckAfter())
-                                        .replaceWith(claim)
-                                : Uni.createFrom().item(claim)))
-                .flatMap(claim -> {
-                    if (claim instanceof Claim.Claimed) {
-                        return charge(merchant, key, paymentId, request, traceHeaders);
-                    }
-                    if (claim instanceof Claim.Completed completed) {
-                        return replay(merchant, completed);
-                    }
-                    return Uni.createFrom()
-                            .failure(IdempotencyService.problemFor(
-                                    claim, config.idempotency().inFlightRetryAfterSeconds()));
-                });
+        return payments.insertProcessingClaimingKey(
+                        pool,
+                        UUID.randomUUID(),
+                        merchant.id(),
+                        request.orderId(),
+                        request.amount(),
+                        request.currency(),
+                        request.source(),
+                        config.psp().stuckAfter(),
+                        key,
+                        hash)
+                .flatMap(payment -> payment != null
+                        ? charge(merchant, key, payment, request, traceHeaders)
+                        : idempotency.existing(pool, merchant.id(), key, hash).flatMap(claim -> {
+                            if (claim instanceof Claim.Completed completed) {
+                                return replay(merchant, completed);
+                            }
+                            return Uni.createFrom()
+                                    .failure(IdempotencyService.problemFor(
+                                            claim, config.idempotency().inFlightRetryAfterSeconds()));
+                        }));
     }
 
     private Uni<ApiResponse> charge(
-            Merchant merchant, String key, UUID paymentId, CaptureRequest request, Map<String, String> traceHeaders) {
-        return psp.charge(paymentId, request.amount(), request.currency(), request.source())
+            Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
+        return psp.charge(payment.id(), request.amount(), request.currency(), request.source())
                 .onItemOrFailure()
                 .transformToUni((result, failure) -> {
                     if (failure != null && PspGateway.neverSent(failure)) {
-                        return release(merchant, key, paymentId, failure);
+                        return release(merchant, key, payment.id(), failure);
                     }
-                    PaymentOutcome outcome = outcomeOf(paymentId, result, failure);
-                    return pool.withTransaction(conn -> outcomes.record(conn, outcome, traceHeaders))
-                            .map(recorded -> {
-                                metrics.capture(outcomeTag(recorded.payment().status()));
-                                return outcomes.render(recorded.payment());
-                            });
+                    PaymentOutcome outcome = outcomeOf(payment.id(), result, failure);
+                    return outcomes.record(pool, payment, outcome, traceHeaders).map(recorded -> {
+                        metrics.capture(outcomeTag(recorded.payment().status()));
+                        return outcomes.render(recorded.payment());
+                    });
                 });
     }
 

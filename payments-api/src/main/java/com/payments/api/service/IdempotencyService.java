@@ -11,9 +11,11 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * Idempotency keys (design.md §3-4, IETF Idempotency-Key draft), reusable by every POST that creates something:
- * {@link #claim} inside the transaction that creates the resource, {@link #complete} inside the transaction that
- * records the outcome, {@link #release} when the guarded call never happened. Keys are per merchant.
+ * Idempotency keys (design.md §3-4, IETF Idempotency-Key draft). Keys are per merchant and are stored by the
+ * statement that creates the resource (a payment claims its key IN_PROGRESS with the PROCESSING payment; a refund
+ * stores its key COMPLETED with the reservation); here: what an already used key means ({@link #existing},
+ * {@link #classify}), {@link #complete} when the outcome is recorded, {@link #release} when the guarded call never
+ * happened.
  */
 @ApplicationScoped
 public class IdempotencyService {
@@ -21,11 +23,8 @@ public class IdempotencyService {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     private static final Pattern KEY = Pattern.compile("[\\x20-\\x7E]{1,255}");
 
-    /** What a claim found. */
+    /** What an already used key means for a new request under it. */
     public sealed interface Claim {
-        /** This request owns the key now; go on and create the resource. */
-        record Claimed() implements Claim {}
-
         /** Same request, still in flight elsewhere: 409. */
         record InFlight() implements Claim {}
 
@@ -55,19 +54,15 @@ public class IdempotencyService {
     }
 
     /**
-     * Claims the key for a resource with {@code INSERT ... ON CONFLICT DO NOTHING}. Run it in the transaction that
-     * also inserts the resource: a concurrent claim of the same key waits for that transaction and then sees the
-     * key (so exactly one request creates the resource).
+     * What a request finds when its claim of the key lost (the claiming insert found the key taken): the stored
+     * answer to replay, a request in flight, or another request under the same key.
      */
-    public Uni<Claim> claim(
-            SqlClient conn, UUID merchantId, String key, byte[] requestHash, String resourceType, UUID resourceId) {
-        return keys.insert(conn, merchantId, key, requestHash, resourceType, resourceId)
-                .flatMap(claimed -> claimed
-                        ? Uni.createFrom().item((Claim) new Claim.Claimed())
-                        : keys.find(conn, merchantId, key).map(stored -> classify(stored, requestHash)));
+    public Uni<Claim> existing(SqlClient conn, UUID merchantId, String key, byte[] requestHash) {
+        return keys.find(conn, merchantId, key).map(stored -> classify(stored, requestHash));
     }
 
-    private static Claim classify(StoredKey stored, byte[] requestHash) {
+    /** What a used key means for a request with this hash. */
+    public static Claim classify(StoredKey stored, byte[] requestHash) {
         if (stored == null) {
             // released between our insert and our read: the other request gave it back; the client retries
             return new Claim.InFlight();

@@ -3,10 +3,8 @@ package com.payments.api.service;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.api.Payment;
-import com.payments.api.PaymentStatus;
 import com.payments.api.PaymentView;
-import com.payments.api.repository.LedgerRepository;
-import com.payments.api.repository.OutboxRepository;
+import com.payments.api.repository.OutboxRow;
 import com.payments.api.repository.PaymentRepository;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentCaptured;
@@ -20,9 +18,9 @@ import java.util.Map;
 
 /**
  * Records a PSP outcome for a payment: the guarded state change, the capture's ledger entries, the
- * PaymentCaptured/PaymentFailed outbox row and the completion of the payment's idempotency key. Callers run
- * {@link #record} inside one transaction ({@code pool.withTransaction(conn -> record(conn, ...))}): the capture
- * path, the resolver of UNKNOWN/stuck payments and the webhook handler all go through here.
+ * PaymentCaptured/PaymentFailed outbox row and the completion of the payment's idempotency key, all in one
+ * statement ({@link PaymentRepository#recordOutcome}). The capture path, the resolver of UNKNOWN/stuck payments and
+ * the webhook handler all go through here.
  */
 @ApplicationScoped
 public class PaymentOutcomeService {
@@ -32,74 +30,84 @@ public class PaymentOutcomeService {
     public record Recorded(Payment payment, boolean changed) {}
 
     private final PaymentRepository payments;
-    private final LedgerRepository ledger;
-    private final OutboxRepository outbox;
     private final IdempotencyService idempotency;
     private final ObjectMapper mapper;
 
-    public PaymentOutcomeService(
-            PaymentRepository payments,
-            LedgerRepository ledger,
-            OutboxRepository outbox,
-            IdempotencyService idempotency,
-            ObjectMapper mapper) {
+    public PaymentOutcomeService(PaymentRepository payments, IdempotencyService idempotency, ObjectMapper mapper) {
         this.payments = payments;
-        this.ledger = ledger;
-        this.outbox = outbox;
         this.idempotency = idempotency;
         this.mapper = mapper;
     }
 
     /**
+     * Records an outcome for the payment with this id, as it is now (the resolver and the webhook handler, which
+     * hold its row lock).
+     *
      * @param traceHeaders trace context for the outbox row (see {@link TraceContext#headers})
      * @return the payment; null when no payment has this id
      */
     public Uni<Recorded> record(SqlClient conn, PaymentOutcome outcome, Map<String, String> traceHeaders) {
-        return payments.moveTo(
+        return payments.findAnyMerchant(conn, outcome.paymentId())
+                .flatMap(current ->
+                        current == null ? Uni.createFrom().nullItem() : record(conn, current, outcome, traceHeaders));
+    }
+
+    /**
+     * Records an outcome for {@code before}, the payment as the caller last saw it (the capture path: as it
+     * inserted it). The answer and the event are rendered from the payment the guarded change produces; when the
+     * change does not apply (another path recorded an outcome first) the key is completed with what is there.
+     */
+    public Uni<Recorded> record(
+            SqlClient conn, Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+        Payment after = applied(before, outcome);
+        ApiResponse response = render(after);
+        return payments.recordOutcome(
                         conn,
                         outcome.paymentId(),
                         outcome.status(),
                         outcome.pspReference(),
                         outcome.declineCode(),
                         outcome.lastError(),
-                        outcome.actor())
-                .flatMap(moved -> moved == null
-                        ? payments.findAnyMerchant(conn, outcome.paymentId())
-                                .flatMap(current -> current == null
-                                        ? Uni.createFrom().nullItem()
-                                        : completeKey(conn, current).replaceWith(new Recorded(current, false)))
-                        : effects(conn, moved, traceHeaders)
-                                .flatMap(v -> completeKey(conn, moved))
-                                .replaceWith(new Recorded(moved, true)));
+                        outcome.actor(),
+                        eventOf(after, traceHeaders),
+                        response.status(),
+                        response.body())
+                .flatMap(moved -> moved
+                        ? Uni.createFrom().item(new Recorded(after, true))
+                        : payments.findAnyMerchant(conn, outcome.paymentId())
+                                .flatMap(current ->
+                                        completeKey(conn, current).replaceWith(new Recorded(current, false))));
     }
 
-    private Uni<Void> effects(SqlClient conn, Payment p, Map<String, String> traceHeaders) {
-        if (p.status() == PaymentStatus.CAPTURED) {
-            return ledger.bookCapture(conn, p.merchantId(), p.id(), p.amount(), p.currency())
-                    .flatMap(v -> event(
-                            conn,
-                            PaymentCaptured.of(
-                                    p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.pspReference()),
-                            traceHeaders));
-        }
-        if (p.status() == PaymentStatus.FAILED) {
-            return event(
-                    conn,
-                    PaymentFailed.of(p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.declineCode()),
-                    traceHeaders);
-        }
-        return Uni.createFrom().voidItem();
+    /** The payment as the guarded change leaves it: the columns the UPDATE of recordOutcome sets. */
+    private static Payment applied(Payment p, PaymentOutcome outcome) {
+        return new Payment(
+                p.id(),
+                p.merchantId(),
+                p.orderId(),
+                p.amount(),
+                p.currency(),
+                outcome.status(),
+                p.refundedAmount(),
+                outcome.pspReference() != null ? outcome.pspReference() : p.pspReference(),
+                outcome.declineCode(),
+                p.createdAt());
     }
 
-    private Uni<Void> event(SqlClient conn, PaymentEvent event, Map<String, String> traceHeaders) {
-        return outbox.insert(
-                conn,
-                event.eventId(),
-                event.type(),
-                Topics.PAYMENT_EVENTS,
-                event.paymentId().toString(),
-                json(event),
-                json(traceHeaders));
+    private OutboxRow eventOf(Payment p, Map<String, String> traceHeaders) {
+        PaymentEvent event =
+                switch (p.status()) {
+                    case CAPTURED ->
+                        PaymentCaptured.of(
+                                p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.pspReference());
+                    case FAILED ->
+                        PaymentFailed.of(
+                                p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.declineCode());
+                    case PROCESSING, UNKNOWN -> null;
+                };
+        return event == null
+                ? null
+                : new OutboxRow(event.eventId(), event.type(), Topics.PAYMENT_EVENTS, json(event), json(traceHeaders));
     }
 
     private Uni<Boolean> completeKey(SqlClient conn, Payment p) {

@@ -6,54 +6,45 @@ import com.payments.api.Merchant;
 import com.payments.api.RefundAccepted;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.config.RefundConfig;
-import com.payments.api.repository.OutboxRepository;
+import com.payments.api.repository.IdempotencyRepository;
+import com.payments.api.repository.OutboxRow;
 import com.payments.api.repository.RefundRepository;
-import com.payments.api.repository.RefundRepository.Reserved;
+import com.payments.api.repository.RefundRepository.Found;
 import com.payments.api.rest.ApiProblem;
 import com.payments.api.service.IdempotencyService.Claim;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.RefundRequested;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.UUID;
 
 /**
- * {@code POST /v1/payments/{id}/refunds} (design.md §3): in ONE transaction claim the idempotency key, reserve the
- * amount with the conditional update of the payment, insert the PENDING refund and its {@code refund-commands}
- * outbox row, and complete the key with the 202 answer. refunds-worker executes the refund (docs/refunds.md).
+ * {@code POST /v1/payments/{id}/refunds} (design.md §3): read the payment and the key; then, in ONE statement,
+ * reserve the amount with the conditional update of the payment, insert the PENDING refund and its {@code
+ * refund-commands} outbox row, and store the key completed with the 202 answer ({@link RefundRepository#reserve}).
+ * refunds-worker executes the refund (docs/refunds.md).
  *
  * <p>A refused reservation (404, 409 {@code payment_outcome_pending}, 422 {@code payment_not_refundable} or {@code
- * refund_exceeds_refundable}) rolls the whole transaction back, key included: nothing is stored, and the same key may
- * be sent again once the payment allows it.
+ * refund_exceeds_refundable}) writes nothing, key included: the same key may be sent again once the payment allows
+ * it. A key already used answers first: the stored 202 (replay), or 422 for another request under it.
  */
 @ApplicationScoped
 public class RefundService {
     public static final String RESOURCE_REFUND = "refund";
 
     private final Pool pool;
-    private final IdempotencyService idempotency;
     private final RefundRepository refunds;
-    private final OutboxRepository outbox;
     private final ObjectMapper mapper;
     private final int inFlightRetryAfterSeconds;
     private final int outcomePendingRetryAfterSeconds;
 
     public RefundService(
-            Pool pool,
-            IdempotencyService idempotency,
-            RefundRepository refunds,
-            OutboxRepository outbox,
-            ObjectMapper mapper,
-            ApiConfig apiConfig,
-            RefundConfig config) {
+            Pool pool, RefundRepository refunds, ObjectMapper mapper, ApiConfig apiConfig, RefundConfig config) {
         this.pool = pool;
-        this.idempotency = idempotency;
         this.refunds = refunds;
-        this.outbox = outbox;
         this.mapper = mapper;
         this.inFlightRetryAfterSeconds = apiConfig.idempotency().inFlightRetryAfterSeconds();
         this.outcomePendingRetryAfterSeconds = config.outcomePendingRetryAfterSeconds();
@@ -62,19 +53,15 @@ public class RefundService {
     public Uni<ApiResponse> refund(
             Merchant merchant, UUID paymentId, String key, RefundRequest request, Map<String, String> traceHeaders) {
         byte[] hash = RequestHash.of("POST", path(paymentId), request.canonicalJson());
-        UUID refundId = UUID.randomUUID();
-        return pool.withTransaction(conn -> idempotency
-                .claim(conn, merchant.id(), key, hash, RESOURCE_REFUND, refundId)
-                .flatMap(claim -> {
-                    if (claim instanceof Claim.Claimed) {
-                        return reserve(conn, merchant, paymentId, refundId, request, traceHeaders);
-                    }
-                    if (claim instanceof Claim.Completed completed) {
-                        // refunds are stored only as their final 202: replay it byte for byte
-                        return Uni.createFrom().item(new ApiResponse(completed.status(), completed.body(), true));
-                    }
-                    return Uni.createFrom().failure(IdempotencyService.problemFor(claim, inFlightRetryAfterSeconds));
-                }));
+        return refunds.find(pool, merchant.id(), paymentId, key).flatMap(found -> {
+            if (found.key() != null) {
+                return answerToUsedKey(IdempotencyService.classify(found.key(), hash));
+            }
+            if (!"CAPTURED".equals(found.paymentStatus())) {
+                return Uni.createFrom().failure(refused(found.paymentStatus()));
+            }
+            return reserve(merchant, paymentId, key, hash, request, found, traceHeaders);
+        });
     }
 
     /** The request path as the hash covers it, so a payment's key reused here is a different request (422). */
@@ -83,58 +70,52 @@ public class RefundService {
     }
 
     private Uni<ApiResponse> reserve(
-            SqlClient conn,
             Merchant merchant,
             UUID paymentId,
-            UUID refundId,
+            String key,
+            byte[] hash,
             RefundRequest request,
+            Found payment,
             Map<String, String> traceHeaders) {
-        return refunds.reserve(conn, merchant.id(), paymentId, request.amount()).flatMap(reserved -> {
-            if (reserved == null) {
-                return refunds.paymentStatus(conn, merchant.id(), paymentId)
-                        .flatMap(status -> Uni.createFrom().failure(refused(status)));
-            }
-            return refunds.insertPending(
-                            conn,
-                            refundId,
-                            paymentId,
-                            merchant.id(),
-                            request.amount(),
-                            reserved.currency(),
-                            request.reason())
-                    .flatMap(
-                            v -> command(conn, merchant, paymentId, refundId, request.amount(), reserved, traceHeaders))
-                    .flatMap(v -> {
-                        byte[] body = json(new RefundAccepted(refundId, paymentId, request.amount(), "PENDING"));
-                        return idempotency
-                                .complete(conn, RESOURCE_REFUND, refundId, 202, body)
-                                .replaceWith(new ApiResponse(202, body, false));
-                    });
-        });
-    }
-
-    /** The refund-commands outbox row; key = payment id (one payment per transaction, see the V10 trigger). */
-    private Uni<Void> command(
-            SqlClient conn,
-            Merchant merchant,
-            UUID paymentId,
-            UUID refundId,
-            long amount,
-            Reserved reserved,
-            Map<String, String> traceHeaders) {
+        UUID refundId = UUID.randomUUID();
         RefundRequested event = RefundRequested.of(
-                refundId, paymentId, merchant.id(), amount, reserved.currency(), reserved.pspReference());
-        return outbox.insert(
-                conn,
-                event.eventId(),
-                event.type(),
-                Topics.REFUND_COMMANDS,
-                paymentId.toString(),
-                new String(json(event), StandardCharsets.UTF_8),
-                new String(json(traceHeaders), StandardCharsets.UTF_8));
+                refundId, paymentId, merchant.id(), request.amount(), payment.currency(), payment.pspReference());
+        OutboxRow command =
+                new OutboxRow(event.eventId(), event.type(), Topics.REFUND_COMMANDS, json(event), json(traceHeaders));
+        byte[] body = jsonBytes(new RefundAccepted(refundId, paymentId, request.amount(), "PENDING"));
+        return refunds.reserve(
+                        pool,
+                        merchant.id(),
+                        paymentId,
+                        refundId,
+                        request.amount(),
+                        payment.currency(),
+                        payment.pspReference(),
+                        request.reason(),
+                        command,
+                        key,
+                        hash,
+                        body)
+                .onFailure(IdempotencyRepository::isKeyTaken)
+                .recoverWithItem(false)
+                .flatMap(reserved -> reserved
+                        ? Uni.createFrom().item(new ApiResponse(202, body, false))
+                        // lost a race: to a request with the same key, or to reservations that used up the amount
+                        : refunds.find(pool, merchant.id(), paymentId, key)
+                                .flatMap(now -> now.key() != null
+                                        ? answerToUsedKey(IdempotencyService.classify(now.key(), hash))
+                                        : Uni.createFrom().failure(refused(now.paymentStatus()))));
     }
 
-    /** Why the conditional update changed no row, read in the same transaction. */
+    private Uni<ApiResponse> answerToUsedKey(Claim claim) {
+        if (claim instanceof Claim.Completed completed) {
+            // refunds are stored only as their final 202: replay it byte for byte
+            return Uni.createFrom().item(new ApiResponse(completed.status(), completed.body(), true));
+        }
+        return Uni.createFrom().failure(IdempotencyService.problemFor(claim, inFlightRetryAfterSeconds));
+    }
+
+    /** Why a reservation is refused, from the payment's status (null: no such payment for this merchant). */
     private ApiProblem refused(String status) {
         if (status == null) {
             return ApiProblem.notFound();
@@ -164,7 +145,11 @@ public class RefundService {
         };
     }
 
-    private byte[] json(Object value) {
+    private String json(Object value) {
+        return new String(jsonBytes(value), StandardCharsets.UTF_8);
+    }
+
+    private byte[] jsonBytes(Object value) {
         try {
             return mapper.writeValueAsBytes(value);
         } catch (JsonProcessingException e) {
