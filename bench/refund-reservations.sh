@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Refund reservation throughput of payments-api (POST /v1/payments/{id}/refunds, unique Idempotency-Keys, 1 minor
-# unit each) on a local PostgreSQL: one transaction per request (key claim, conditional UPDATE of the payment,
-# PENDING refund, refund-commands outbox row, key completion). Neither the relay nor the worker runs: this measures
+# unit each) on a local PostgreSQL: per request one read (payment and key) and one statement (conditional UPDATE of
+# the payment, PENDING refund, refund-commands outbox row, completed key). Neither the relay nor the worker runs: this measures
 # the API side only. Requests go round-robin over PAYMENTS captured payments (seeded in SQL), so concurrent requests
 # rarely wait for the same payment's row lock. Prints reservations/s and p50/p99 at 16 and 64 connections, then checks
 # that every 202 is one refund, one outbox row and 1 minor unit of refunded_amount.
