@@ -16,16 +16,19 @@ public final class OutboxRepository {
     /** Unsent rows and the age in seconds of the oldest one (0 when none). */
     public record Backlog(long unsent, double oldestAgeSeconds) {}
 
-    /** Oldest unsent rows first: id order is commit order per key (migration V10). Never skips a row. */
-    public Uni<List<OutboxRow>> unsent(SqlClient client, int limit) {
+    /**
+     * Oldest unsent rows first: id order is commit order per key (migration V10). Skips only {@code publishing},
+     * rows already published whose mark is still running.
+     */
+    public Uni<List<OutboxRow>> unsent(SqlClient client, int limit, List<Long> publishing) {
         return client.preparedQuery(
                         """
                         SELECT id, event_id, event_type, topic, key, payload::text AS payload, headers
                         FROM outbox
-                        WHERE sent_at IS NULL
+                        WHERE sent_at IS NULL AND id <> ALL($2)
                         ORDER BY id
                         LIMIT $1""")
-                .execute(Tuple.of(limit))
+                .execute(Tuple.of(limit, publishing.toArray(Long[]::new)))
                 .map(OutboxRepository::rows);
     }
 

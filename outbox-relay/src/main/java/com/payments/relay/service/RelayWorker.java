@@ -11,6 +11,8 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.pgclient.PgConnectOptions;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -43,6 +45,7 @@ public final class RelayWorker {
     private volatile PgConnection control;
     private volatile boolean leader;
     private volatile String problem = "starting";
+    private Marking marking = Marking.NONE;
     private long nextStats;
     private long nextRetention;
 
@@ -116,12 +119,18 @@ public final class RelayWorker {
                 problem = e.getClass().getSimpleName() + ": " + e.getMessage();
                 metrics.publishError();
                 Log.warnf("outbox-relay %s: %s; retrying in %d ms", name, problem, backoff.toMillis());
+                marking = Marking.NONE; // read those rows again unless their mark committed: at least once
                 closeControl();
                 sleep(backoff);
                 backoff = backoff.multipliedBy(2).compareTo(config.backoffMax()) > 0
                         ? config.backoffMax()
                         : backoff.multipliedBy(2);
             }
+        }
+        try {
+            finishMarking();
+        } catch (RuntimeException e) {
+            Log.warnf("outbox-relay %s: %s (those rows will be published again)", name, e.getMessage());
         }
     }
 
@@ -145,13 +154,19 @@ public final class RelayWorker {
             return false;
         }
         wake.drainPermits(); // rows committed from here on get a fresh NOTIFY
-        List<OutboxRow> rows =
-                repository.unsent(pool, config.batchSize()).await().indefinitely();
+        List<OutboxRow> rows = repository
+                .unsent(pool, config.batchSize(), marking.ids())
+                .await()
+                .indefinitely();
         if (!rows.isEmpty()) {
             KafkaPublisher.Result result = publisher.publish(rows);
             if (!result.acknowledged().isEmpty()) {
-                // A crash before this line re-publishes the batch: at least once, consumers deduplicate.
-                repository.markSent(pool, result.acknowledged()).await().indefinitely();
+                // Marked while the next batch is read and published (at most one mark in flight). A crash or a
+                // failed mark before it commits re-publishes the batch: at least once, consumers deduplicate.
+                finishMarking();
+                marking = new Marking(
+                        result.acknowledged(),
+                        repository.markSent(pool, result.acknowledged()).subscribeAsCompletionStage());
                 metrics.published(result.acknowledged().size());
             }
             if (result.failure() != null) {
@@ -161,8 +176,30 @@ public final class RelayWorker {
                         result.failure());
             }
         }
+        if (rows.size() < config.batchSize()) {
+            finishMarking(); // nothing more right now: settle the mark before waiting
+        }
         deleteExpiredIfDue();
         return rows.size() == config.batchSize();
+    }
+
+    /** The rows of the last published batch while their mark runs; the next read skips them. */
+    private record Marking(List<Long> ids, CompletableFuture<Integer> done) {
+        static final Marking NONE = new Marking(List.of(), CompletableFuture.completedFuture(0));
+    }
+
+    /** Waits for the mark in flight; a failed mark fails the round (its rows are read and published again). */
+    private void finishMarking() {
+        Marking current = marking;
+        marking = Marking.NONE;
+        try {
+            current.done().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while marking rows sent", e);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("marking rows sent failed: " + e.getCause(), e);
+        }
     }
 
     private PgConnection ensureControl() {
