@@ -261,6 +261,17 @@ class CaptureTest {
     }
 
     @Test
+    void pspRefusalOfTheRequestIs402WithItsCodeNotUnknown() {
+        // the sandbox answers 400 unknown_source and records nothing: a definite refusal, not a lost answer
+        Response refused = capture(KEY_A, unique("key"), body(unique("order"), 1500, "EUR", "tok_noSuchToken"));
+        refused.then().statusCode(402).contentType("application/json");
+        assertThat(refused.<String>path("status")).isEqualTo("FAILED");
+        assertThat(refused.<String>path("declineCode")).isEqualTo("unknown_source");
+        assertThat(TestSupport.paymentStatus(pool, UUID.fromString(refused.path("id"))))
+                .isEqualTo("FAILED");
+    }
+
+    @Test
     void lostPspAnswerIs202UnknownNeverFailed() {
         String key = unique("key");
         String json = body(unique("order"), 2500, "EUR", "tok_timeoutCaptured");

@@ -9,6 +9,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 import org.jboss.resteasy.reactive.RestResponse;
 
@@ -25,7 +26,7 @@ public interface PspClient {
     @POST
     @Path("/charges")
     @Consumes(MediaType.APPLICATION_JSON)
-    Uni<RestResponse<PspCharge>> charge(@HeaderParam("Idempotency-Key") String idempotencyKey, PspChargeRequest body);
+    Uni<Response> charge(@HeaderParam("Idempotency-Key") String idempotencyKey, PspChargeRequest body);
 
     @GET
     @Path("/charges")

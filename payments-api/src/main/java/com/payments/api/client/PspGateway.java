@@ -3,7 +3,6 @@ package com.payments.api.client;
 import com.payments.api.service.ApiMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.net.ConnectException;
 import java.util.UUID;
@@ -43,24 +42,20 @@ public class PspGateway {
         String reference = paymentId.toString();
         long start = System.nanoTime();
         return client.charge(reference, new PspChargeRequest(reference, amount, currency, source))
-                .map(response -> toResult(response.getStatus(), response.getEntity()))
-                // in case an error status still arrives as an exception (default response mapper)
-                .onFailure(WebApplicationException.class)
-                .recoverWithItem(e -> fromError(((WebApplicationException) e).getResponse()))
+                .map(response -> toResult(response.getStatus(), body(response)))
                 .onItemOrFailure()
                 .invoke((result, failure) -> metrics.pspLatency(
                         failure != null ? "error" : result.captured() ? "captured" : "refused",
                         System.nanoTime() - start));
     }
 
-    private static PspChargeResult fromError(Response response) {
-        PspCharge charge = null;
+    /** The answer's body as a charge (an error answer fills only {@code error}); null when it is not JSON of one. */
+    private static PspCharge body(Response response) {
         try {
-            charge = response.readEntity(PspCharge.class);
+            return response.readEntity(PspCharge.class);
         } catch (RuntimeException e) {
-            // no usable body: the status decides
+            return null;
         }
-        return toResult(response.getStatus(), charge);
     }
 
     private static PspChargeResult toResult(int status, PspCharge charge) {
