@@ -23,6 +23,7 @@ run() { # NAME SCRIPT...
 }
 
 run capture bench/capture.sh
+run capture-sql bench/capture-sql.sh
 [[ -x bench/refund-reservations.sh ]] && run refunds bench/refund-reservations.sh
 run relay bench/relay.sh
 run reconcile bench/reconcile.sh
@@ -57,6 +58,7 @@ pick() { grep -hE "$2" "$OUT/$1.log" 2>/dev/null | sed 's/^/    /' || true; }
 echo
 echo "=================== results ($(nproc) cores, $(date -u +%F)) ==================="
 echo "capture (payments-api + sandbox + PostgreSQL on this machine):"; pick capture '^connections='
+echo "capture statements in PostgreSQL alone (pgbench):"; pick capture-sql '^clients='
 echo "refund reservations:"; pick refunds 'connections=|reservations/s'
 echo "outbox-relay:"; pick relay '^(drain|delay)'
 echo "reconciliation of 1M lines:"; pick reconcile '^load \(COPY'
