@@ -60,6 +60,11 @@ final class RelayFixture {
                     size, pollInterval, retention, retentionInterval, retentionBatchSize, deliveryTimeout);
         }
 
+        TestConfig withPollInterval(Duration interval) {
+            return new TestConfig(
+                    batchSize, interval, retention, retentionInterval, retentionBatchSize, deliveryTimeout);
+        }
+
         TestConfig withRetention(Duration age, Duration interval, int batch) {
             return new TestConfig(batchSize, pollInterval, age, interval, batch, deliveryTimeout);
         }

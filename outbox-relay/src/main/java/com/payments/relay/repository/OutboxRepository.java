@@ -32,6 +32,19 @@ public final class OutboxRepository {
                 .map(OutboxRepository::rows);
     }
 
+    /** Whether the publisher sleeps (V60): writers notify only then. */
+    public Uni<Void> setSleeping(SqlClient client, boolean sleeping) {
+        return client.preparedQuery("UPDATE outbox_relay_state SET sleeping = $1")
+                .execute(Tuple.of(sleeping))
+                .replaceWithVoid();
+    }
+
+    public Uni<Boolean> hasUnsent(SqlClient client) {
+        return client.query("SELECT EXISTS (SELECT 1 FROM outbox WHERE sent_at IS NULL) AS pending")
+                .execute()
+                .map(rows -> rows.iterator().next().getBoolean("pending"));
+    }
+
     public Uni<Integer> markSent(SqlClient client, List<Long> ids) {
         return client.preparedQuery("UPDATE outbox SET sent_at = now() WHERE id = ANY($1) AND sent_at IS NULL")
                 .execute(Tuple.of(ids.toArray(Long[]::new)))

@@ -29,6 +29,9 @@ import java.util.concurrent.TimeUnit;
 public final class RelayWorker {
     /** Key of the publisher lock (two-int form: its own space, never equal to a one-bigint key of V10). */
     static final String LOCK_SQL = "SELECT pg_try_advisory_lock(hashtext('outbox-relay'), 1) AS locked";
+    /** The wake-up fence of V60: writers hold it shared from reading the sleeping flag until they commit. */
+    static final String FENCE_SQL =
+            "SELECT pg_advisory_lock(hashtext('outbox-relay'), 2), pg_advisory_unlock(hashtext('outbox-relay'), 2)";
 
     private final String name;
     private final Vertx vertx;
@@ -110,7 +113,7 @@ public final class RelayWorker {
                 problem = null;
                 backoff = config.backoffInitial();
                 if (!more) {
-                    wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                    sleepUntilWoken();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -153,7 +156,6 @@ public final class RelayWorker {
         if (!leader) {
             return false;
         }
-        wake.drainPermits(); // rows committed from here on get a fresh NOTIFY
         List<OutboxRow> rows = repository
                 .unsent(pool, config.batchSize(), marking.ids())
                 .await()
@@ -181,6 +183,26 @@ public final class RelayWorker {
         }
         deleteExpiredIfDue();
         return rows.size() == config.batchSize();
+    }
+
+    /**
+     * Waits for a NOTIFY or at most the poll interval. The publisher first says it sleeps, since writers notify only
+     * then (V60: a NOTIFY serializes commits), waits for the writers that saw it awake, and looks once more.
+     */
+    private void sleepUntilWoken() throws InterruptedException {
+        PgConnection connection = control;
+        if (!leader || connection == null) {
+            wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+            return;
+        }
+        wake.drainPermits(); // every writer that reads the flag from here on notifies
+        Duration limit = Duration.ofSeconds(30);
+        repository.setSleeping(connection, true).await().atMost(limit);
+        connection.query(FENCE_SQL).execute().await().atMost(limit);
+        if (!repository.hasUnsent(connection).await().atMost(limit)) {
+            wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        repository.setSleeping(connection, false).await().atMost(limit);
     }
 
     /** The rows of the last published batch while their mark runs; the next read skips them. */
