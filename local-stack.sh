@@ -82,7 +82,7 @@ rm -f "$STATE/infra.env"
   com.payments.infra.LocalInfraMain --database payments >"$STATE/infra.env" 2>"$LOGS/infra.log" &
 PIDS+=($!)
 deadline=$((SECONDS + 120))
-until [[ $(grep -c '^export' "$STATE/infra.env" 2>/dev/null) -ge 3 ]]; do
+until grep -q '^# ready' "$STATE/infra.env" 2>/dev/null; do
   kill -0 "${PIDS[0]}" 2>/dev/null || { tail -n 30 "$LOGS/infra.log" >&2; die "infrastructure failed to start"; }
   ((SECONDS < deadline)) || die "infrastructure not up after 120 s (log: $LOGS/infra.log)"
   sleep 0.5

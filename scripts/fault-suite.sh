@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # System fault suite (issue 11): starts the local stack (real processes), runs a steady mixed load, and during it
-# kill -9s and restarts payments-api, outbox-relay and refunds-worker and turns sandbox faults on and off; then
-# lets the system settle and checks design.md §7 from PostgreSQL, Kafka and the sandbox's counters.
+# kill -9s and restarts payments-api, outbox-relay and refunds-worker, restarts PostgreSQL, stops and restarts the
+# Kafka broker, and turns sandbox faults on and off (PSP errors/timeouts; duplicate, reordered and dropped webhooks
+# all along); then lets the system settle, checks design.md §7 from PostgreSQL, Kafka and the sandbox's counters,
+# and reconciles the day against the sandbox's settlement file with one discrepancy injected on purpose.
 # Prints requests made, faults injected, invariants checked, violations found; exits 1 on any violation.
 # Bounded in time, stops everything it started. See docs/fault-suite.md.
 #
-#   scripts/fault-suite.sh          short run (about 60 s of load, each service killed twice)
-#   scripts/fault-suite.sh --long   long run (LOAD_SECONDS=300, more kills and fault windows)
-#   env: LOAD_SECONDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/PSP_PORT (default 182xx),
+#   scripts/fault-suite.sh          short run (at least 60 s of load, 1 fault round; CI runs it)
+#   scripts/fault-suite.sh --long   long run (at least 300 s of load, 4 fault rounds)
+#   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/PSP_PORT (default 182xx),
 #        KEEP=1 (leave .local/fault-suite for inspection)
 # The jars must be built (./mvnw -B package -DskipTests, or one ./local-stack.sh run); then SKIP_BUILD=1 is used.
 set -uo pipefail
@@ -17,12 +19,19 @@ ROOT=$PWD
 LONG=0
 [[ "${1:-}" == "--long" ]] && LONG=1
 if ((LONG)); then
-  LOAD_SECONDS=${LOAD_SECONDS:-300} ROUNDS=${ROUNDS:-8}
+  LOAD_SECONDS=${LOAD_SECONDS:-300} ROUNDS=${ROUNDS:-4}
 else
-  LOAD_SECONDS=${LOAD_SECONDS:-60} ROUNDS=${ROUNDS:-2}
+  LOAD_SECONDS=${LOAD_SECONDS:-60} ROUNDS=${ROUNDS:-1}
 fi
 WORKERS=${WORKERS:-4}
 SETTLE_SECONDS=${SETTLE_SECONDS:-90}
+# Shorter retry schedules than production, so that a short run settles in a minute (semantics unchanged): a payment
+# left PROCESSING by a kill -9 is the resolver's after 15 s instead of 60 s, a refund whose PSP call failed is retried
+# after 2 s (at most 10 s) instead of 10 s (at most 10 min), claims of a killed instance expire after 20 s.
+export PAYMENTS_PSP_STUCK_AFTER=${PAYMENTS_PSP_STUCK_AFTER:-15s} PAYMENTS_RESOLVER_BACKOFF=${PAYMENTS_RESOLVER_BACKOFF:-2s,5s,10s,30s}
+export PAYMENTS_RESOLVER_LEASE=${PAYMENTS_RESOLVER_LEASE:-20s} REFUNDS_RETRY_INITIAL_BACKOFF=${REFUNDS_RETRY_INITIAL_BACKOFF:-2s}
+export REFUNDS_RETRY_MAX_BACKOFF=${REFUNDS_RETRY_MAX_BACKOFF:-10s} REFUNDS_SYNC_EVERY=${REFUNDS_SYNC_EVERY:-5s}
+export REFUNDS_SYNC_LEASE=${REFUNDS_SYNC_LEASE:-20s}
 export API_PORT=${API_PORT:-18280} RELAY_PORT=${RELAY_PORT:-18281} WORKER_PORT=${WORKER_PORT:-18282}
 export PSP_PORT=${PSP_PORT:-18289} PAYMENTS_ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-fault-suite-admin}
 API=http://127.0.0.1:$API_PORT
@@ -42,6 +51,8 @@ cleanup() {
   for pid in "${MY_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   [[ -n $STACK_PID ]] && kill "$STACK_PID" 2>/dev/null && wait "$STACK_PID" 2>/dev/null
   for pid in "${MY_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  # A postmaster this script started again is not the embedded server's child: stop it if it is still running.
+  if [[ -n $PG_DIR && -f $PG_DIR/postmaster.pid ]]; then kill -INT "$(head -1 "$PG_DIR/postmaster.pid")" 2>/dev/null; fi
   [[ -n ${KEEP:-} ]] || rm -rf "$OUT/results"
 }
 trap cleanup INT TERM EXIT
@@ -67,14 +78,14 @@ source .local/infra.env
 export PGHOST=$PAYMENTS_PG_HOST PGPORT=$PAYMENTS_PG_PORT PGUSER=$PAYMENTS_PG_USER PGPASSWORD=$PAYMENTS_PG_PASSWORD
 export PGDATABASE=$PAYMENTS_PG_DATABASE
 sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
-# A merchant of our own (the stack runs the prod profile: no demo merchants), with a rate limit above the load.
+# A merchant of our own (not a demo merchant: its rate limit is above the load).
 KEY=$(curl -fsS -H "Authorization: Bearer $PAYMENTS_ADMIN_TOKEN" -H 'Content-Type: application/json' \
   -d '{"name":"fault suite","rateLimitPerSecond":100000}' "$API/v1/admin/merchants" | jq -r .apiKey)
 [[ $KEY == sk_* ]] || die "could not create the merchant"
 say "stack ready"
 
 # --- 2. Faults ----------------------------------------------------------------------------------------------
-FAULTS=0
+FAULTS=0 INFRA_ERRORS=0
 pid_on_port() { ss -ltnpH "sport = :$1" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; }
 restart() { # NAME PORT
   local name=$1 port=$2 pid
@@ -87,12 +98,66 @@ restart() { # NAME PORT
   "$JAVA" -Xmx384m -Dquarkus.http.port="$port" -jar "$name/target/quarkus-app/quarkus-run.jar" \
     >>"$ROOT/.local/logs/$name.log" 2>&1 &
   MY_PIDS+=($!)
+  disown
   local until=$((SECONDS + 120))
   until curl -fsS -o /dev/null "http://127.0.0.1:$port/q/health/ready" 2>/dev/null; do
     ((SECONDS < until)) || { say "$name not ready after 120 s"; return; }
     sleep 0.3
   done
   say "$name back"
+}
+# PostgreSQL: a fast restart of the cluster the stack uses, found from the server itself (data directory, postmaster
+# pid, binary): SIGINT (fast shutdown, as pg_ctl -m fast), then the same command line again (postmaster.opts, as
+# pg_ctl restart does), as the data directory's owner, or, for a root-owned one (the embedded cluster when run as root),
+# in a user namespace (unshare -U) as the embedded server itself does, since PostgreSQL refuses to run as root.
+# Skipped with a note when the data directory is not on this machine (an external PAYMENTS_PG_* server).
+PG_DIR=
+pg_restart() {
+  local dir pid owner as=() opts until
+  dir=$(psql -X -q -t -A -d postgres -c 'SHOW data_directory' 2>/dev/null)
+  if [[ -z $dir || ! -f $dir/postmaster.pid || ! -f $dir/postmaster.opts ]]; then
+    say "PostgreSQL restart skipped: its data directory (${dir:-unknown}) is not on this machine"
+    return
+  fi
+  pid=$(head -1 "$dir/postmaster.pid")
+  owner=$(stat -c %U "$dir")
+  if [[ $owner == root ]]; then as=(unshare -U); elif [[ $owner != "$(id -un)" ]]; then as=(runuser -u "$owner" --); fi
+  eval "opts=($(cat "$dir/postmaster.opts"))"
+  kill -INT "$pid"
+  until=$((SECONDS + 60))
+  while kill -0 "$pid" 2>/dev/null; do
+    ((SECONDS < until)) || { say "PostgreSQL did not stop in 60 s"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
+    sleep 0.1
+  done
+  touch "$OUT/postgres.log" && chown "$owner" "$OUT/postgres.log"
+  "${as[@]}" setsid "${opts[@]}" >>"$OUT/postgres.log" 2>&1 </dev/null &
+  disown
+  PG_DIR=$dir
+  FAULTS=$((FAULTS + 1))
+  until=$((SECONDS + 60))
+  until psql -X -q -t -A -d postgres -c 'SELECT 1' >/dev/null 2>&1; do
+    ((SECONDS < until)) || { say "PostgreSQL did not come back in 60 s (log: $OUT/postgres.log)"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
+    sleep 0.2
+  done
+  say "PostgreSQL restarted (fast shutdown, same port and data directory $dir)"
+}
+# Kafka: the in-process broker of LocalInfraMain, stopped for DOWN seconds and started again on the same port through
+# its control endpoint (PAYMENTS_INFRA_CONTROL). Skipped with a note for an external broker.
+kafka_bounce() { # DOWN
+  if [[ -z ${PAYMENTS_INFRA_CONTROL:-} ]]; then
+    say "Kafka restart skipped: external broker (PAYMENTS_KAFKA_BOOTSTRAP_SERVERS), no control endpoint"
+    return
+  fi
+  curl -fsS -o /dev/null -X POST "$PAYMENTS_INFRA_CONTROL/kafka/stop" || { say "Kafka stop FAILED"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
+  FAULTS=$((FAULTS + 1))
+  say "Kafka broker stopped"
+  sleep "$1"
+  if curl -fsS -o /dev/null --max-time 120 -X POST "$PAYMENTS_INFRA_CONTROL/kafka/start"; then
+    say "Kafka broker started again"
+  else
+    say "Kafka start FAILED"
+    INFRA_ERRORS=$((INFRA_ERRORS + 1))
+  fi
 }
 psp_faults() { # JSON
   curl -fsS -o /dev/null -X PUT -H 'Content-Type: application/json' -d "$1" "$PSP/test/faults" && say "sandbox faults $1"
@@ -109,9 +174,11 @@ probe_refunds() {
   [[ $code == 201 || $code == 202 ]] && REFUNDS=1
 }
 
-worker() { # N END
-  local n=$1 end=$2 i=0 out=$OUT/results/w$1 code key body amount source id
-  while ((SECONDS < end)); do
+STOP=$OUT/stop
+settle_over() { [[ -s $STOP ]] && (($(date +%s) >= $(cat "$STOP") + SETTLE_SECONDS)); }
+worker() { # N
+  local n=$1 i=0 out=$OUT/results/w$1 code key body amount source id
+  while [[ ! -e $STOP ]]; do
     i=$((i + 1))
     case $((RANDOM % 10)) in
       [0-5])
@@ -127,14 +194,14 @@ worker() { # N END
           echo "req" >>"$out.req"
           case $code in
             201 | 202 | 402) echo "$key $(jq -r .id "$out.body") $code $amount $source fs-$n-$i" >>"$out.keys"; break ;;
-            5?? | 000 | 409 | 429) ((SECONDS < end + SETTLE_SECONDS)) || { echo "$key - unresolved $code" >>"$out.keys"; break; }
+            5?? | 000 | 409 | 429) settle_over && { echo "$key - unresolved $code" >>"$out.keys"; break; }
               sleep 1 ;;
             *) echo "$key - unexpected $code" >>"$out.keys"; break ;;
           esac
         done
         if ((REFUNDS)) && [[ $code == 201 ]] && ((RANDOM % 3 == 0)); then
           id=$(jq -r .id "$out.body")
-          # NEEDS refund reservation: partial refund retried with the same key
+          # a partial refund, retried with the same key
           for _ in 1 2 3 4 5 6 7 8 9 10; do
             code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 15 -H "Authorization: Bearer $KEY" \
               -H "Idempotency-Key: r-$key" -H 'Content-Type: application/json' -d "{\"amount\":$((amount / 2))}" \
@@ -174,52 +241,70 @@ worker() { # N END
 
 probe_refunds
 if ((REFUNDS)); then say "refund endpoint found: partial refunds are part of the load"; else
-  say "no POST /v1/payments/{id}/refunds on this build: load without refunds (NEEDS refund reservation)"; fi
+  say "no POST /v1/payments/{id}/refunds on this build: load without refunds"; fi
 
-LOAD_END=$((SECONDS + LOAD_SECONDS))
-for w in $(seq 1 "$WORKERS"); do worker "$w" "$LOAD_END" & MY_PIDS+=($!); done
+# Webhooks misbehave during the whole load: 20 % duplicated, 20 % held back so that later events overtake them,
+# 10 % never sent. The API must store each delivered event once and never move a payment backwards.
+psp_faults '{"webhookDuplicateRate":0.2,"webhookReorderRate":0.2,"webhookDropRate":0.1}'
+
+LOAD_START=$SECONDS
+for w in $(seq 1 "$WORKERS"); do worker "$w" & MY_PIDS+=($!); done
 WORKER_PIDS=("${MY_PIDS[@]: -$WORKERS}")
-say "load: $WORKERS workers for $LOAD_SECONDS s"
+say "load: $WORKERS workers, at least $LOAD_SECONDS s and until the fault schedule is done"
 
-# The fault schedule: ROUNDS rounds spread over the load, each: api, relay, worker killed, then sandbox faults.
-step=$((LOAD_SECONDS / (ROUNDS * 4 + 1)))
+# The fault schedule: ROUNDS rounds, each: api, relay, worker killed; PostgreSQL restarted; the broker stopped for a
+# while; PSP errors or timeouts for a while. The load runs until the schedule is done (restarts take 10-30 s here).
+step=$((LOAD_SECONDS / (ROUNDS * 6 + 1)))
 ((step < 3)) && step=3
 for r in $(seq 1 "$ROUNDS"); do
-  ((SECONDS < LOAD_END)) || break
   sleep "$step"; restart payments-api "$API_PORT"
   sleep "$step"; restart outbox-relay "$RELAY_PORT"
   sleep "$step"; restart refunds-worker "$WORKER_PORT"
+  sleep "$step"; pg_restart
+  sleep "$step"; kafka_bounce "$step"
   sleep "$step"
   if ((r % 2)); then psp_faults '{"errorRate":0.3}'; else psp_faults '{"timeoutRate":0.3}'; fi
   FAULTS=$((FAULTS + 1))
   sleep "$step"; psp_faults '{"errorRate":0,"timeoutRate":0}'
 done
-say "fault schedule done; waiting for the load to finish and the clients to settle their keys"
+while ((SECONDS < LOAD_START + LOAD_SECONDS)); do sleep 1; done
+date +%s >"$STOP"
+say "fault schedule done after $((SECONDS - LOAD_START)) s of load; waiting for the clients to settle their keys"
 wait "${WORKER_PIDS[@]}"
+WEBHOOK_KNOBS=$(curl -fsS "$PSP/test/faults" | jq -c '{webhookDuplicateRate, webhookReorderRate, webhookDropRate}')
 curl -fsS -o /dev/null -X DELETE "$PSP/test/faults"
 
-# --- 4. Settle: the relay publishes everything; the resolver (if present) resolves ---------------------------
+# --- 4. Settle: the resolver resolves, refunds finish, webhooks are delivered, the relay publishes everything -----
 deadline=$((SECONDS + SETTLE_SECONDS))
-until [[ $(sql -c "SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0 ]] || ((SECONDS >= deadline)); do sleep 1; done
 RESOLVER=0
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{}' "$API/v1/psp/webhooks")
 [[ $code != 404 && $code != 405 ]] && RESOLVER=1
-if ((RESOLVER)); then
-  until [[ $(sql -c "SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN') AND NOT EXISTS
-      (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text)") == 0 ]] ||
-    ((SECONDS >= deadline)); do sleep 2; done
-fi
+unsettled() {
+  local pending
+  pending=$(curl -fsS "$PSP/test/webhooks" | jq '[.[] | select(.status == "PENDING" or .status == "RETRYING")] | length')
+  sql -c "SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL)
+    + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
+    + CASE WHEN $RESOLVER = 1 THEN (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN') AND NOT EXISTS
+      (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text)) ELSE 0 END
+    + ${pending:-1}"
+}
+until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 2; done
+# The relay may still be publishing rows written by the last outcomes.
+until [[ $(sql -c "SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0 ]] || ((SECONDS >= deadline)); do sleep 1; done
 say "settled"
 
 # --- 5. Evidence: the sandbox's counters per payment, the payment-events topic, the clients' results ----------
 cat "$OUT"/results/w*.keys 2>/dev/null | awk '{print $1 "\t" ($2 == "-" ? "" : $2) "\t" $3}' >"$OUT/client.tsv"
 REQUESTS=$(cat "$OUT"/results/w*.req 2>/dev/null | wc -l)
 BAD_ANSWERS=$(cat "$OUT"/results/w*.bad 2>/dev/null | wc -l)
-sql -c "SELECT id FROM payments" | while read -r id; do
-  curl -fsS "$PSP/test/counters/$id" | jq -r '[.reference, .chargeMovements, .refundMovements] | @tsv'
-done >"$OUT/psp.tsv"
 ./local-stack.sh events payment-events 15 2>/dev/null |
-  sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv"
+  sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv" &
+TAIL_PID=$!
+# The sandbox's counters of every payment and refund: one curl process, one connection.
+sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | sed "s#^#$PSP/test/counters/#" |
+  xargs -r curl -fsS | jq -r '[.reference, .chargeMovements, .refundMovements] | @tsv' >"$OUT/psp.tsv"
+curl -fsS "$PSP/test/webhooks" | jq -r '.[] | [.eventId, .copy, .status, .reference] | @tsv' >"$OUT/webhooks.tsv"
+wait "$TAIL_PID"
 
 # Every invariant is a query counting its violations.
 CHECKS=$(cat <<'SQL'
@@ -228,7 +313,14 @@ every CAPTURED payment charged exactly once|SELECT count(*) FROM payments p LEFT
 no FAILED payment charged|SELECT count(*) FROM payments p JOIN psp ON psp.reference = p.id::text WHERE p.status = 'FAILED' AND psp.charge_movements <> 0
 refunded_amount <= amount|SELECT count(*) FROM payments WHERE refunded_amount > amount
 refunded_amount = reserved + succeeded refunds|SELECT count(*) FROM payments p WHERE refunded_amount <> (SELECT coalesce(sum(amount), 0) FROM refunds r WHERE r.payment_id = p.id AND r.status IN ('PENDING', 'SUCCEEDED'))
-PSP refund movements <= refunds reserved or succeeded|SELECT count(*) FROM payments p JOIN psp ON psp.reference = p.id::text WHERE psp.refund_movements > (SELECT count(*) FROM refunds r WHERE r.payment_id = p.id AND r.status IN ('PENDING', 'SUCCEEDED'))
+no refund left PENDING|SELECT count(*) FROM refunds WHERE status = 'PENDING'
+every PSP refund matches a SUCCEEDED refund (one movement each, none for others)|SELECT count(*) FROM refunds r LEFT JOIN psp ON psp.reference = r.id::text WHERE coalesce(psp.refund_movements, 0) <> CASE WHEN r.status = 'SUCCEEDED' THEN 1 ELSE 0 END
+one REFUND ledger transaction per SUCCEEDED refund, none otherwise|SELECT count(*) FROM refunds r WHERE (r.status = 'SUCCEEDED') <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'REFUND' AND t.reference = r.id::text)
+ledger psp_receivable = captured - refunded, per currency|SELECT count(*) FROM (SELECT currency, sum(amount) AS want FROM (SELECT currency, amount FROM payments WHERE status = 'CAPTURED' UNION ALL SELECT currency, -amount FROM refunds WHERE status = 'SUCCEEDED') x GROUP BY currency) w FULL JOIN (SELECT currency, sum(amount) AS got FROM ledger_entries WHERE account = 'psp_receivable' GROUP BY currency) g USING (currency) WHERE coalesce(want, 0) <> coalesce(got, 0)
+ledger merchant_payable per merchant = -(captured - refunded)|SELECT count(*) FROM (SELECT merchant_id, currency, sum(amount) AS want FROM (SELECT merchant_id, currency, -amount AS amount FROM payments WHERE status = 'CAPTURED' UNION ALL SELECT merchant_id, currency, amount FROM refunds WHERE status = 'SUCCEEDED') x GROUP BY merchant_id, currency) w FULL JOIN (SELECT t.merchant_id, e.currency, sum(e.amount) AS got FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id WHERE e.account = 'merchant_payable' GROUP BY t.merchant_id, e.currency) g USING (merchant_id, currency) WHERE coalesce(want, 0) <> coalesce(got, 0)
+every webhook delivery answered 2xx (none given up or still pending)|SELECT count(*) FROM webhook WHERE status NOT IN ('DELIVERED', 'DROPPED')
+every delivered webhook event stored once, no dropped one|SELECT (SELECT count(DISTINCT w.event_id) FROM webhook w WHERE w.status = 'DELIVERED' AND NOT EXISTS (SELECT 1 FROM psp_webhook_events e WHERE e.event_id = w.event_id)) + (SELECT count(*) FROM psp_webhook_events e WHERE NOT EXISTS (SELECT 1 FROM webhook w WHERE w.event_id = e.event_id AND w.status = 'DELIVERED'))
+no webhook conflict or unknown subject|SELECT count(*) FROM psp_webhook_events WHERE outcome IS NULL OR outcome IN ('conflict', 'unknown_payment', 'unknown_refund')
 ledger balanced per transaction|SELECT count(*) FROM (SELECT 1 FROM ledger_entries GROUP BY transaction_id, currency HAVING sum(amount) <> 0) t
 ledger balanced in total|SELECT count(*) FROM (SELECT 1 FROM ledger_entries GROUP BY currency HAVING sum(amount) <> 0) t
 one CAPTURE ledger transaction per CAPTURED payment, none otherwise|SELECT count(*) FROM payments p WHERE (p.status = 'CAPTURED') <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'CAPTURE' AND t.reference = p.id::text)
@@ -236,7 +328,7 @@ every outbox row published|SELECT count(*) FROM outbox WHERE sent_at IS NULL
 every payment-events row on Kafka|SELECT count(*) FROM outbox o WHERE o.topic = 'payment-events' AND NOT EXISTS (SELECT 1 FROM kafka k WHERE k.event_id = o.event_id::text)
 each payment's events in commit order on Kafka|SELECT count(*) FROM (SELECT o.event_id, row_number() OVER (PARTITION BY o.key ORDER BY o.id) AS want, row_number() OVER (PARTITION BY o.key ORDER BY f.part, f.off) AS got FROM outbox o JOIN (SELECT DISTINCT ON (event_id) event_id, part, off FROM kafka ORDER BY event_id, part, off) f ON f.event_id = o.event_id::text WHERE o.topic = 'payment-events') t WHERE want <> got
 one partition per payment on Kafka|SELECT count(*) FROM (SELECT key FROM kafka GROUP BY key HAVING count(DISTINCT part) > 1) t
-evidence: payments exist, were answered, are on Kafka|SELECT CASE WHEN (SELECT count(*) FROM payments) = 0 OR (SELECT count(*) FROM client WHERE payment_id <> '') = 0 OR (SELECT count(*) FROM kafka) = 0 OR (SELECT count(*) FROM psp) = 0 THEN 1 ELSE 0 END
+evidence: payments exist, were answered, are on Kafka|SELECT CASE WHEN (SELECT count(*) FROM payments) = 0 OR (SELECT count(*) FROM client WHERE payment_id <> '') = 0 OR (SELECT count(*) FROM kafka) = 0 OR (SELECT count(*) FROM psp) = 0 OR (SELECT count(*) FROM psp_webhook_events) = 0 OR (SELECT count(*) FROM refunds WHERE status = 'SUCCEEDED') = 0 THEN 1 ELSE 0 END
 no unexpected answer to a valid capture|SELECT count(*) FROM client WHERE code LIKE 'unexpected%' OR code NOT IN ('201', '202', '402', 'unresolved')
 every answered payment exists|SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id::text = c.payment_id)
 answered status matches or moved on (201 CAPTURED, 402 FAILED)|SELECT count(*) FROM client c JOIN payments p ON p.id::text = c.payment_id WHERE (c.code = '201' AND p.status <> 'CAPTURED') OR (c.code = '402' AND p.status <> 'FAILED')
@@ -250,9 +342,11 @@ fi
 setup="CREATE TEMP TABLE psp (reference text, charge_movements int, refund_movements int);
 CREATE TEMP TABLE kafka (part int, off bigint, key text, event_id text);
 CREATE TEMP TABLE client (key text, payment_id text, code text);
+CREATE TEMP TABLE webhook (event_id text, copy int, status text, reference text);
 \\copy psp FROM '$OUT/psp.tsv'
 \\copy kafka FROM '$OUT/kafka.tsv'
-\\copy client FROM '$OUT/client.tsv'"
+\\copy client FROM '$OUT/client.tsv'
+\\copy webhook FROM '$OUT/webhooks.tsv'"
 INVARIANTS=0 VIOLATIONS=0
 echo
 printf '%-70s %s\n' "invariant" "violations"
@@ -268,18 +362,47 @@ INVARIANTS=$((INVARIANTS + 1))
 VIOLATIONS=$((VIOLATIONS + BAD_ANSWERS))
 printf '%-70s %s\n' "replays and reads answer the same payment" "$BAD_ANSWERS"
 ((BAD_ANSWERS)) && cat "$OUT"/results/w*.bad | head -20
+INVARIANTS=$((INVARIANTS + 1))
+VIOLATIONS=$((VIOLATIONS + INFRA_ERRORS))
+printf '%-70s %s\n' "every PostgreSQL/Kafka restart done (same port)" "$INFRA_ERRORS"
 
-STUCK=$(sql -c "SELECT count(*) FROM payments WHERE status IN ('PROCESSING','UNKNOWN')")
+# --- 6. Reconciliation of the day against the sandbox's settlement file, with one line's amount changed on purpose:
+# exactly that AMOUNT_MISMATCH break, nothing else (the run's first sighting: OPEN, exit 0; 2 if a break was REPORTED).
+DAY=$(date -u +%F)
+psp_faults '{"settlementAmountMismatch":1}'
+FAULTS=$((FAULTS + 1))
+./local-stack.sh recon --date="$DAY" --lookback=0 >"$OUT/recon.out" 2>"$OUT/recon.err"
+recon_status=$?
+say "reconciler for $DAY: exit $recon_status, $(grep -o '"linesLoaded":[0-9]*,.*"breaks":{[^}]*}' "$OUT/recon.out" | head -1)"
+curl -fsS "$PSP/test/settlements/$DAY/discrepancies" |
+  jq -r '.injected[] | [(if .kind == "AMOUNT_CHANGED" then "AMOUNT_MISMATCH" else .kind end), .reference] | @tsv' |
+  sort >"$OUT/recon.expected"
+sql -c "SELECT break_type || E'\t' || reference FROM recon_breaks WHERE business_date = '$DAY' AND status <> 'RESOLVED'" |
+  sort >"$OUT/recon.found"
+n=$(($(comm -3 "$OUT/recon.expected" "$OUT/recon.found" | wc -l) + ($(wc -l <"$OUT/recon.expected") == 1 ? 0 : 1)))
+((recon_status == 0 || recon_status == 2)) || { n=$((n + 1)); tail -n 20 "$OUT/recon.err"; }
+INVARIANTS=$((INVARIANTS + 1))
+VIOLATIONS=$((VIOLATIONS + n))
+printf '%-70s %s\n' "reconciliation: exactly the injected break ($(cut -f1 "$OUT/recon.expected" | paste -sd,))" "$n"
+((n)) && { echo "expected:"; cat "$OUT/recon.expected"; echo "found:"; cat "$OUT/recon.found"; }
+curl -fsS -o /dev/null -X DELETE "$PSP/test/faults"
+
+WEBHOOKS=$(cut -f1 "$OUT/webhooks.tsv" | sort -u | wc -l)
+DUPLICATED=$(awk -F'\t' '$2 == 2' "$OUT/webhooks.tsv" | wc -l)
+DROPPED=$(awk -F'\t' '$3 == "DROPPED"' "$OUT/webhooks.tsv" | wc -l)
+FAULTS=$((FAULTS + DUPLICATED + DROPPED))
 echo
 say "payments: $(sql -c "SELECT string_agg(status || '=' || n, ' ') FROM (SELECT status, count(*) n FROM payments GROUP BY status ORDER BY status) t")"
+say "refunds: $(sql -c "SELECT coalesce(string_agg(status || '=' || n, ' '), 'none') FROM (SELECT status, count(*) n FROM refunds GROUP BY status ORDER BY status) t")"
 say "outbox rows: $(sql -c 'SELECT count(*) FROM outbox'), Kafka payment-events records: $(wc -l <"$OUT/kafka.tsv")"
+say "webhook events: $WEBHOOKS ($DUPLICATED sent twice, $DROPPED dropped, reordered at rate $(jq -r .webhookReorderRate <<<"$WEBHOOK_KNOBS" 2>/dev/null) - the sandbox does not count those); stored by the API: $(sql -c 'SELECT count(*) FROM psp_webhook_events')"
 if ((!RESOLVER)); then
-  say "PROCESSING/UNKNOWN left: $STUCK, client keys never answered (stuck IN_PROGRESS): $(grep -c unresolved "$OUT/client.tsv")"
-  say "  not counted as violations: no resolver on this build (NEEDS resolver + webhooks)"
+  say "PROCESSING/UNKNOWN left: $(sql -c "SELECT count(*) FROM payments WHERE status IN ('PROCESSING','UNKNOWN')"), client keys never answered: $(grep -c unresolved "$OUT/client.tsv")"
+  say "  not counted as violations: no webhook endpoint (resolver) on this build"
 fi
 echo
 echo "requests made:        $REQUESTS"
-echo "faults injected:      $FAULTS"
+echo "faults injected:      $FAULTS (kill -9, PostgreSQL and Kafka restarts, PSP error/timeout windows, duplicated and dropped webhooks, 1 settlement discrepancy)"
 echo "invariants checked:   $INVARIANTS"
 echo "violations found:     $VIOLATIONS"
 echo "duration:             $((SECONDS - START)) s"

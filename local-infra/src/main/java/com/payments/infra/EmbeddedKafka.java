@@ -49,7 +49,7 @@ final class EmbeddedKafka {
 
     /** Formats the storage, starts the server, registers its shutdown and returns the bootstrap servers. */
     static String start() {
-        BROKER_LOGGERS.forEach(logger -> logger.setLevel(Level.WARNING));
+        quietBrokerLogs();
         try {
             Path logDir = Files.createTempDirectory("payments-kafka-");
             int brokerPort = freePort();
@@ -73,6 +73,11 @@ final class EmbeddedKafka {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot start embedded Kafka", e);
         }
+    }
+
+    /** Keeps the broker's own loggers at WARNING. */
+    static void quietBrokerLogs() {
+        BROKER_LOGGERS.forEach(logger -> logger.setLevel(Level.WARNING));
     }
 
     static Properties config(Path logDir, int brokerPort, int controllerPort) {

@@ -27,6 +27,7 @@ public final class RestartableKafka implements AutoCloseable {
 
     /** Formats a fresh log dir on free loopback ports and starts the broker. */
     public static RestartableKafka start() {
+        EmbeddedKafka.quietBrokerLogs();
         try {
             Path logDir = Files.createTempDirectory("payments-kafka-restartable-");
             int brokerPort = EmbeddedKafka.freePort();

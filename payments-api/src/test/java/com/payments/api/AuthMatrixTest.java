@@ -6,6 +6,7 @@ import static com.payments.api.TestSupport.KEY_B;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.payments.api.service.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -18,7 +19,9 @@ import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +36,9 @@ import org.junit.jupiter.api.Test;
  * and other merchants' keys never reach or change anything. Each merchant call carries a body or target that would
  * succeed with the right key, so a hole shows as a 2xx and as a change in the database.
  *
- * <p>Endpoints are one line each in {@code merchantCalls}. Still to add when merged: {@code POST
- * /v1/payments/{id}/refunds} (NEEDS refund reservation) and, with signature cases instead of keys, {@code POST
- * /v1/psp/webhooks} (NEEDS the resolver branch).
+ * <p>Endpoints are one line each in {@code merchantCalls}. {@code POST /v1/psp/webhooks} is authenticated by its
+ * {@code Psp-Signature} instead of a key: its table ({@code webhookDeliveries}) has bad signatures, replayed old and
+ * future timestamps and oversized bodies.
  */
 @QuarkusTest
 @QuarkusTestResource(PostgresTestResource.class)
@@ -43,6 +46,8 @@ import org.junit.jupiter.api.Test;
         value = PspSandboxTestResource.class,
         initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
 class AuthMatrixTest {
+    static final String WEBHOOK_SECRET = "whsec_sandbox_secret";
+
     @Inject
     Pool pool;
 
@@ -214,6 +219,112 @@ class AuthMatrixTest {
         assertThat(other.statusCode()).isEqualTo(201);
         assertThat(other.header("Idempotent-Replayed")).isNull();
         assertThat(other.<String>path("id")).isNotEqualTo(first.path("id"));
+    }
+
+    /** A webhook delivery that must be refused: body, Psp-Signature header (null: none), the expected code. */
+    record Delivery(String name, byte[] body, String signature, String code, int status) {
+        Delivery(String name, byte[] body, String signature, String code) {
+            this(name, body, signature, code, 400);
+        }
+    }
+
+    static List<Delivery> webhookDeliveries(String event, String otherMerchantKey) {
+        byte[] bytes = event.getBytes(StandardCharsets.UTF_8);
+        long now = Instant.now().getEpochSecond();
+        String good = WebhookSignature.sign(WEBHOOK_SECRET, now, bytes);
+        String hex = good.substring(good.indexOf("v1=") + 3);
+        byte[] tampered = event.replace("\"amount\":2300", "\"amount\":23000").getBytes(StandardCharsets.UTF_8);
+        String big = event.substring(0, event.length() - 2) + ",\"pad\":\"" + "a".repeat(40_000) + "\"}}";
+        String huge = event.substring(0, event.length() - 2) + ",\"pad\":\"" + "a".repeat(70_000) + "\"}}";
+        byte[] bigBytes = big.getBytes(StandardCharsets.UTF_8);
+        byte[] hugeBytes = huge.getBytes(StandardCharsets.UTF_8);
+        String bad = "invalid_webhook_signature";
+        return List.of(
+                new Delivery("no signature", bytes, null, bad),
+                new Delivery("empty signature", bytes, "", bad),
+                new Delivery("only a timestamp", bytes, "t=" + now, bad),
+                new Delivery("only a v1", bytes, "v1=" + hex, bad),
+                new Delivery("timestamp not a number", bytes, "t=now,v1=" + hex, bad),
+                new Delivery("timestamp overflow", bytes, "t=99999999999999999999,v1=" + hex, bad),
+                new Delivery("v1 not hex", bytes, "t=" + now + ",v1=" + "z".repeat(64), bad),
+                new Delivery("v1 truncated", bytes, "t=" + now + ",v1=" + hex.substring(0, 63), bad),
+                new Delivery("v1 of another scheme", bytes, "t=" + now + ",v0=" + hex, bad),
+                new Delivery("wrong secret", bytes, WebhookSignature.sign("whsec_wrong", now, bytes), bad),
+                new Delivery("a merchant key as secret", bytes, WebhookSignature.sign(KEY_A, now, bytes), bad),
+                new Delivery("tampered body", tampered, good, bad),
+                new Delivery(
+                        "signature of the timestamp changed", bytes, good.replace("t=" + now, "t=" + (now - 1)), bad),
+                new Delivery("a bearer key instead", bytes, "Bearer " + otherMerchantKey, bad),
+                new Delivery("very long header", bytes, "t=" + now + ",v1=" + "a".repeat(8000), bad),
+                new Delivery(
+                        "replayed, 6 min old",
+                        bytes,
+                        WebhookSignature.sign(WEBHOOK_SECRET, now - 360, bytes),
+                        "stale_webhook"),
+                new Delivery(
+                        "replayed, 1 day old",
+                        bytes,
+                        WebhookSignature.sign(WEBHOOK_SECRET, now - 86_400, bytes),
+                        "stale_webhook"),
+                new Delivery(
+                        "replayed, epoch", bytes, WebhookSignature.sign(WEBHOOK_SECRET, 0, bytes), "stale_webhook"),
+                new Delivery(
+                        "10 min in the future",
+                        bytes,
+                        WebhookSignature.sign(WEBHOOK_SECRET, now + 600, bytes),
+                        "stale_webhook"),
+                new Delivery(
+                        "40 KB, correctly signed",
+                        bigBytes,
+                        WebhookSignature.sign(WEBHOOK_SECRET, now, bigBytes),
+                        "body_too_large"),
+                new Delivery(
+                        "70 KB, correctly signed",
+                        hugeBytes,
+                        WebhookSignature.sign(WEBHOOK_SECRET, now, hugeBytes),
+                        "body_too_large",
+                        413));
+    }
+
+    @Test
+    void webhookRefusesBadSignaturesReplayedTimestampsAndOversizedBodies() {
+        UUID payment = Fixtures.insertPayment(pool, "UNKNOWN", 2300, "tok_visa");
+        String event = "{\"id\":\"evt_" + UUID.randomUUID()
+                + "\",\"type\":\"charge.succeeded\",\"data\":{\"id\":\"ch_auth\","
+                + "\"reference\":\"" + payment + "\",\"status\":\"succeeded\",\"amount\":2300,\"currency\":\"EUR\","
+                + "\"created\":\"2026-01-01T00:00:00.000Z\"}}";
+        Map<String, Long> before = TestSupport.rowCounts(pool);
+        List<String> failures = new ArrayList<>();
+        List<Delivery> deliveries = webhookDeliveries(event, KEY_B);
+        for (Delivery d : deliveries) {
+            RequestSpecification spec = given().contentType("application/json").body(d.body());
+            if (d.signature() != null) {
+                spec = spec.header(WebhookSignature.HEADER, d.signature());
+            }
+            Response r = spec.post("/v1/psp/webhooks");
+            if (r.statusCode() != d.status()
+                    || !String.valueOf(r.contentType()).startsWith("application/problem+json")
+                    || !d.code().equals(r.path("code"))) {
+                failures.add(d.name() + ": " + r.statusCode() + " " + r.contentType() + " " + r.asString());
+            }
+        }
+        assertThat(failures).isEmpty();
+        assertThat(TestSupport.rowCounts(pool)).isEqualTo(before);
+        assertThat(TestSupport.paymentStatus(pool, payment)).isEqualTo("UNKNOWN");
+
+        // The same event correctly signed is accepted and applied (so the refusals above are not vacuous), and a
+        // replay of that very delivery (same bytes, same signature) is a duplicate that changes nothing.
+        byte[] bytes = event.getBytes(StandardCharsets.UTF_8);
+        String signature = WebhookSignature.sign(WEBHOOK_SECRET, Instant.now().getEpochSecond(), bytes);
+        for (boolean duplicate : List.of(false, true)) {
+            Response r = given().contentType("application/json")
+                    .header(WebhookSignature.HEADER, signature)
+                    .body(bytes)
+                    .post("/v1/psp/webhooks");
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.<Boolean>path("duplicate")).isEqualTo(duplicate);
+        }
+        assertThat(TestSupport.paymentStatus(pool, payment)).isEqualTo("CAPTURED");
     }
 
     private static int expect401(Call call, RequestSpecification spec, String auth, List<String> failures) {

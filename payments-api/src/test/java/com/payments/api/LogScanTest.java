@@ -6,6 +6,7 @@ import static com.payments.api.TestSupport.KEY_B;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.payments.api.service.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -28,10 +29,8 @@ import org.junit.jupiter.api.Test;
  * Runs a varied session (captures succeeded, declined and refused, replays, key reuse, operator calls issuing and
  * revoking keys, card numbers in every field, header, path and query, unknown and revoked keys) with the
  * application's loggers at DEBUG, and scans everything logged: no API key, no operator token, no secret from the
- * configuration, no {@code source} token value, nothing that looks like a card number.
- *
- * <p>NEEDS the resolver branch: add signed and badly signed {@code POST /v1/psp/webhooks} to the session and the
- * webhook secret ({@code *secret*} properties are already collected from the configuration).
+ * configuration, no {@code source} token value, nothing that looks like a card number. The session includes PSP
+ * webhooks: correctly signed (applied and duplicate), badly signed, stale, oversized, and one carrying a card number.
  */
 @QuarkusTest
 @QuarkusTestResource(PostgresTestResource.class)
@@ -127,6 +126,31 @@ class LogScanTest {
             given().header("Authorization", "Bearer sk_live_never_logged_key").get("/v1/payments/x");
             secrets.add("sk_live_never_logged_key");
             requests += 6;
+            // PSP webhooks about a payment we do not know: signed (stored, then a duplicate), wrongly signed, stale,
+            // oversized, and one with a card number and a source token in its data.
+            String secret = "whsec_sandbox_secret";
+            long now = java.time.Instant.now().getEpochSecond();
+            String event = "{\"id\":\"evt_" + java.util.UUID.randomUUID() + "\",\"type\":\"charge.succeeded\",\"data\":"
+                    + "{\"id\":\"ch_logs\",\"reference\":\"" + java.util.UUID.randomUUID()
+                    + "\",\"status\":\"succeeded\","
+                    + "\"amount\":100,\"currency\":\"EUR\",\"source\":\"tok_visa\",\"card\":\"" + cards.get(0) + "\"}}";
+            String big = event.substring(0, event.length() - 2) + ",\"pad\":\"" + "a".repeat(40_000) + "\"}}";
+            List<String[]> deliveries = List.of(
+                    new String[] {event, WebhookSignature.sign(secret, now, bytes(event))},
+                    new String[] {event, WebhookSignature.sign(secret, now, bytes(event))},
+                    new String[] {event, WebhookSignature.sign("whsec_wrong", now, bytes(event))},
+                    new String[] {event, WebhookSignature.sign(secret, now - 3600, bytes(event))},
+                    new String[] {event, "t=" + now + ",v1=" + KEY_A},
+                    new String[] {big, WebhookSignature.sign(secret, now, bytes(big))});
+            for (String[] d : deliveries) {
+                int status = given().contentType("application/json")
+                        .header(WebhookSignature.HEADER, d[1])
+                        .body(bytes(d[0]))
+                        .post("/v1/psp/webhooks")
+                        .statusCode();
+                assertThat(status).isLessThan(500);
+                requests++;
+            }
             // Malformed bodies quoting a source token and a key.
             TestSupport.capture(
                     KEY_A,
@@ -152,5 +176,9 @@ class LogScanTest {
         } finally {
             app.setLevel(previous);
         }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 }
