@@ -98,5 +98,5 @@ for run in first re-run; do
   T1=$(date +%s.%N)
   echo "$OUT" | grep '^{' || echo "$OUT"
   echo "exit code $CODE; process wall time (JVM start + load + match + exit): $(echo "$T1 - $T0" | bc) s"
-  echo "$OUT" | grep '^{' | python3 -c 'import json,sys; s=json.loads(sys.stdin.readline()); print("load (COPY + validation): %.1f s, match + breaks + fees: %.1f s, run total: %.1f s" % (s["loadMs"]/1000, s["matchMs"]/1000, s["durationMs"]/1000))'
+  echo "$OUT" | grep '^{"businessDate"' | python3 -c 'import json,sys; s=json.loads(sys.stdin.readline()); print("load (COPY + validation): %.1f s, match + breaks + fees: %.1f s, run total: %.1f s" % (s["loadMs"]/1000, s["matchMs"]/1000, s["durationMs"]/1000))'
 done
