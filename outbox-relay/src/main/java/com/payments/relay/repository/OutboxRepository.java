@@ -25,7 +25,7 @@ public final class OutboxRepository {
                         """
                         SELECT id, event_id, event_type, topic, key, payload::text AS payload, headers
                         FROM outbox
-                        WHERE sent_at IS NULL AND id <> ALL($2)
+                        WHERE sent_at IS NULL AND id NOT IN (SELECT unnest($2::bigint[]))
                         ORDER BY id
                         LIMIT $1""")
                 .execute(Tuple.of(limit, publishing.toArray(Long[]::new)))
