@@ -137,7 +137,7 @@ public final class RelayWorker {
         }
     }
 
-    /** One round; true when a full batch was published (there may be more right away). */
+    /** One round; true when it published rows (look again at once: more may have committed meanwhile). */
     private boolean round() {
         PgConnection connection = ensureControl();
         if (!leader) {
@@ -182,7 +182,7 @@ public final class RelayWorker {
             finishMarking(); // nothing more right now: settle the mark before waiting
         }
         deleteExpiredIfDue();
-        return rows.size() == config.batchSize();
+        return !rows.isEmpty();
     }
 
     /**
