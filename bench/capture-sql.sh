@@ -12,19 +12,9 @@ cd "$(dirname "$0")/.."
 CLIENTS=${CLIENTS:-16}
 DURATION=${DURATION:-20}
 LOGDIR=$(mktemp -d /tmp/capture-sql-bench.XXXXXX)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-
-if [[ -z "${PAYMENTS_PG_HOST:-}" ]]; then
-  ./mvnw -B -q -pl local-infra -am compile >/dev/null
-  ./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$LOGDIR/infra.classpath" >/dev/null
-  java -Xmx512m -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath")" com.payments.infra.LocalInfraMain \
-    >"$LOGDIR/infra.out" 2>"$LOGDIR/infra.log" &
-  PIDS+=($!)
-  for _ in $(seq 1 300); do grep -q PAYMENTS_PG_HOST "$LOGDIR/infra.out" 2>/dev/null && break; sleep 0.2; done
-  eval "$(grep '^export PAYMENTS_PG' "$LOGDIR/infra.out")"
-fi
+source bench/lib.sh
+[[ -n "${PAYMENTS_PG_HOST:-}" ]] || ./mvnw -B -q -pl local-infra -am compile >/dev/null
+start_postgres "$LOGDIR"
 export PGHOST=$PAYMENTS_PG_HOST PGPORT=${PAYMENTS_PG_PORT:-5432} PGUSER=${PAYMENTS_PG_USER:-postgres}
 export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
 DB=capture_sql_$(date +%s)

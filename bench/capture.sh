@@ -25,24 +25,10 @@ PSP=http://127.0.0.1:$PSP_PORT
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   ./mvnw -B -q -pl payments-api,psp-sandbox,local-infra -am package -DskipTests
 fi
-if ! command -v wrk >/dev/null; then
-  apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
-
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
+source bench/lib.sh
+ensure_wrk
 LOGDIR=$(mktemp -d /tmp/capture-bench.XXXXXX)
-
-if [[ -z "${PAYMENTS_PG_HOST:-}" ]]; then
-  CP_FILE=$LOGDIR/infra.classpath
-  ./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$CP_FILE" >/dev/null
-  java -Xmx512m -cp "local-infra/target/classes:$(cat "$CP_FILE")" com.payments.infra.LocalInfraMain \
-    >"$LOGDIR/infra.out" 2>"$LOGDIR/infra.log" &
-  PIDS+=($!)
-  for _ in $(seq 1 300); do grep -q PAYMENTS_PG_HOST "$LOGDIR/infra.out" 2>/dev/null && break; sleep 0.2; done
-  eval "$(grep '^export PAYMENTS_PG' "$LOGDIR/infra.out")"
-fi
+start_postgres "$LOGDIR"
 PG_PORT=${PAYMENTS_PG_PORT:-5432}
 PG_USER=${PAYMENTS_PG_USER:-postgres}
 DB=bench_$(date +%s)
