@@ -92,37 +92,41 @@ class SchemaConstraintsTest {
     }
 
     @Test
-    void ledgerTransactionMustSumToZeroAtCommit() throws SQLException {
-        db.setAutoCommit(false);
+    void everyLedgerInsertMustSumToZeroPerTransactionAndCurrency() throws SQLException {
         UUID tx = ledgerTransaction("balanced");
-        entry(tx, "psp_receivable", 500, "EUR");
-        entry(tx, "merchant_payable", -500, "EUR");
-        db.commit();
+        post(tx, "psp_receivable", 500, "EUR", "merchant_payable", -500, "EUR");
 
         UUID unbalanced = ledgerTransaction("unbalanced");
-        entry(unbalanced, "psp_receivable", 500, "EUR");
-        entry(unbalanced, "merchant_payable", -499, "EUR");
-        assertThatThrownBy(db::commit).hasMessageContaining("does not sum to zero");
-        db.rollback();
-
+        assertThatThrownBy(() -> post(unbalanced, "psp_receivable", 500, "EUR", "merchant_payable", -499, "EUR"))
+                .hasMessageContaining("does not sum to zero");
         UUID mixed = ledgerTransaction("mixed-currencies");
-        entry(mixed, "psp_receivable", 500, "EUR");
-        entry(mixed, "merchant_payable", -500, "USD");
-        assertThatThrownBy(db::commit).hasMessageContaining("does not sum to zero");
+        assertThatThrownBy(() -> post(mixed, "psp_receivable", 500, "EUR", "merchant_payable", -500, "USD"))
+                .hasMessageContaining("does not sum to zero");
+        // the legs of one transaction in two statements: the first alone is unbalanced, even inside one transaction
+        db.setAutoCommit(false);
+        UUID split = ledgerTransaction("split");
+        assertThatThrownBy(() -> entry(split, "psp_receivable", 500, "EUR"))
+                .hasMessageContaining("does not sum to zero");
         db.rollback();
         db.setAutoCommit(true);
+        // one statement posting two transactions, one of them unbalanced: nothing of it is stored
+        UUID second = ledgerTransaction("second");
+        assertThatThrownBy(() -> exec("INSERT INTO ledger_entries (transaction_id, account, amount, currency) VALUES ('"
+                        + second + "', 'psp_receivable', 10, 'EUR'), ('" + second
+                        + "', 'merchant_payable', -10, 'EUR'), ('"
+                        + unbalanced + "', 'psp_receivable', 1, 'EUR')"))
+                .hasMessageContaining("does not sum to zero")
+                .hasMessageContaining(unbalanced.toString());
 
-        assertThat(queryString("SELECT count(*) FROM ledger_transactions")).isEqualTo("1");
+        assertThat(queryString("SELECT count(*) || ':' || sum(amount) FROM ledger_entries WHERE transaction_id IN ('"
+                        + tx + "', '" + unbalanced + "', '" + mixed + "', '" + second + "')"))
+                .isEqualTo("2:0");
     }
 
     @Test
     void ledgerEntriesCannotBeUpdatedOrDeleted() throws SQLException {
-        db.setAutoCommit(false);
         UUID tx = ledgerTransaction("immutable");
-        entry(tx, "psp_receivable", 700, "EUR");
-        entry(tx, "merchant_payable", -700, "EUR");
-        db.commit();
-        db.setAutoCommit(true);
+        post(tx, "psp_receivable", 700, "EUR", "merchant_payable", -700, "EUR");
 
         assertRefused("UPDATE ledger_entries SET amount = 1 WHERE transaction_id = '" + tx + "'", "append-only");
         assertRefused("DELETE FROM ledger_entries WHERE transaction_id = '" + tx + "'", "append-only");
@@ -159,6 +163,24 @@ class SchemaConstraintsTest {
     private UUID ledgerTransaction(String reference) throws SQLException {
         return UUID.fromString(queryString("INSERT INTO ledger_transactions (kind, reference) VALUES ('ADJUSTMENT', '"
                 + reference + "') RETURNING id"));
+    }
+
+    /** Two entries of one ledger transaction in one INSERT, as every writer posts them. */
+    private void post(
+            UUID tx, String account1, long amount1, String currency1, String account2, long amount2, String currency2)
+            throws SQLException {
+        try (PreparedStatement ps = db.prepareStatement(
+                "INSERT INTO ledger_entries (transaction_id, account, amount, currency) VALUES (?, ?, ?, ?), (?, ?, ?, ?)")) {
+            ps.setObject(1, tx);
+            ps.setString(2, account1);
+            ps.setLong(3, amount1);
+            ps.setString(4, currency1);
+            ps.setObject(5, tx);
+            ps.setString(6, account2);
+            ps.setLong(7, amount2);
+            ps.setString(8, currency2);
+            ps.executeUpdate();
+        }
     }
 
     private void entry(UUID tx, String account, long amount, String currency) throws SQLException {
