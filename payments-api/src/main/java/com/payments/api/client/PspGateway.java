@@ -58,7 +58,8 @@ public class PspGateway {
         }
     }
 
-    private static PspChargeResult toResult(int status, PspCharge charge) {
+    /** What a PSP answer means: a definite result, or a {@link PspUnavailableException} when it is unknown. */
+    static PspChargeResult toResult(int status, PspCharge charge) {
         if (status == 200 && charge != null && charge.succeeded() && charge.id() != null) {
             return new PspChargeResult(true, charge.id(), null);
         }
@@ -66,14 +67,24 @@ public class PspGateway {
             return new PspChargeResult(
                     false, charge.id(), charge.declineCode() == null ? "declined" : charge.declineCode());
         }
+        if (status == 409
+                || (status == 422
+                        && errorCode(charge) != null
+                        && errorCode(charge).startsWith("idempotency"))) {
+            // The PSP holds a charge under this key (the payment id): still in flight, or made from another body. It
+            // may have moved money, so this is no refusal: the resolver asks the PSP by reference. Never FAILED.
+            throw new PspUnavailableException(
+                    "PSP answered " + status + " " + errorCode(charge) + ": a charge may exist under this key");
+        }
         if (status >= 400 && status < 500 && status != 408 && status != 429) {
-            String code =
-                    charge != null && charge.error() != null && charge.error().code() != null
-                            ? charge.error().code()
-                            : "psp_rejected_" + status;
+            String code = errorCode(charge) != null ? errorCode(charge) : "psp_rejected_" + status;
             return new PspChargeResult(false, null, code);
         }
         throw new PspUnavailableException("PSP answered " + status);
+    }
+
+    private static String errorCode(PspCharge charge) {
+        return charge == null || charge.error() == null ? null : charge.error().code();
     }
 
     /** True when the failure proves the PSP never received the charge (so the payment may be dropped). */
