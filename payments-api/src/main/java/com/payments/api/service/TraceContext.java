@@ -31,6 +31,18 @@ public final class TraceContext {
 
     static String newTraceparent() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        return "00-%016x%016x-%016x-01".formatted(random.nextLong(), random.nextLong(), random.nextLong() | 1L);
+        StringBuilder out = new StringBuilder(55).append("00-");
+        hex(out, random.nextLong());
+        hex(out, random.nextLong());
+        out.append('-');
+        hex(out, random.nextLong() | 1L);
+        return out.append("-01").toString();
+    }
+
+    /** 16 lowercase hex digits, zero-padded (String.format costs more than the rest of this class per capture). */
+    private static void hex(StringBuilder out, long value) {
+        for (int shift = 60; shift >= 0; shift -= 4) {
+            out.append(Character.forDigit((int) (value >>> shift) & 0xF, 16));
+        }
     }
 }
