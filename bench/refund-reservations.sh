@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 API_PORT=${API_PORT:-18080}
 DURATION=${DURATION:-30s}
-WARMUP=${WARMUP:-15s}
+WARMUP=${WARMUP:-60s} # long enough for the JIT (see bench/capture.sh)
 CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
 THREADS=${THREADS:-2}
 PAYMENTS=${PAYMENTS:-10000}
@@ -62,9 +62,11 @@ sql "SELECT id FROM payments WHERE merchant_id = '$MERCHANT'" >"$LOGDIR/payments
 echo "== warm-up ($WARMUP, 16 connections)"
 wrk -t"$THREADS" -c16 -d"$WARMUP" -s bench/refund-reservations.lua "$API" -- "$KEY" warmup "$LOGDIR/payments.txt" >/dev/null
 
-echo "machine: $(nproc) cores, shared with other builds; load average $(cut -d' ' -f1-3 /proc/loadavg); API_OPTS=$API_OPTS; $PAYMENTS payments"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); API_OPTS=$API_OPTS; $PAYMENTS payments"
+run=0
 for c in $CONNECTIONS_LIST; do
-  OUT=$(wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -s bench/refund-reservations.lua "$API" -- "$KEY" "run$c" \
+  run=$((run + 1)) # each run its own keys: a repeated connection count must not replay the last run's keys
+  OUT=$(wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -s bench/refund-reservations.lua "$API" -- "$KEY" "run$run-$c" \
     "$LOGDIR/payments.txt")
   RATE=$(echo "$OUT" | awk '/Requests\/sec/ {print $2}')
   P50=$(echo "$OUT" | awk '$1 == "50%" {print $2}')
