@@ -147,6 +147,9 @@ class SchemaConstraintsTest {
         exec("UPDATE refunds SET status = 'SUCCEEDED' WHERE id = '" + refund + "'");
         assertRefused("UPDATE refunds SET status = 'FAILED' WHERE id = '" + refund + "'", "illegal refund transition");
         assertRefused("UPDATE refunds SET amount = 41 WHERE id = '" + refund + "'", "immutable");
+        assertRefused("UPDATE refunds SET currency = 'USD' WHERE id = '" + refund + "'", "immutable");
+        UUID other = UUID.fromString(queryString("INSERT INTO merchants (name) VALUES ('other') RETURNING id"));
+        assertRefused("UPDATE refunds SET merchant_id = '" + other + "' WHERE id = '" + refund + "'", "immutable");
     }
 
     private UUID capturedPayment(long amount) throws SQLException {
