@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
+import com.payments.refunds.service.ConsumedEventPurge;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.junit.QuarkusTest;
@@ -34,6 +35,9 @@ class PendingRefundSyncTest {
     @Inject
     ObjectMapper mapper;
 
+    @Inject
+    ConsumedEventPurge purge;
+
     @ConfigProperty(name = "psp.url")
     String pspUrl;
 
@@ -47,6 +51,28 @@ class PendingRefundSyncTest {
     @AfterEach
     void resetFaults() {
         fx.resetPspFaults();
+    }
+
+    @Test
+    void consumedEventIdsPastTheRetentionAreForgottenAndTheOthersKept() {
+        UUID old = UUID.randomUUID();
+        UUID recent = UUID.randomUUID();
+        UUID otherConsumer = UUID.randomUUID();
+        pool.query("INSERT INTO consumed_events (consumer, event_id, consumed_at) VALUES "
+                        + "('refunds-worker', '" + old + "', now() - interval '15 days'), "
+                        + "('refunds-worker', '" + recent + "', now() - interval '13 days'), "
+                        + "('another-consumer', '" + otherConsumer + "', now() - interval '30 days')")
+                .execute()
+                .await()
+                .indefinitely();
+
+        assertThat(purge.purgeExpired().await().indefinitely()).isGreaterThanOrEqualTo(1L);
+
+        assertThat(fx.count("SELECT count(*) FROM consumed_events WHERE event_id = '" + old + "'"))
+                .isZero();
+        assertThat(fx.count("SELECT count(*) FROM consumed_events WHERE event_id IN ('" + recent + "', '"
+                        + otherConsumer + "')"))
+                .isEqualTo(2);
     }
 
     @Test

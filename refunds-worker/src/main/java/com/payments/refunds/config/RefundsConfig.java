@@ -21,6 +21,31 @@ public interface RefundsConfig {
     /** Retries of one Kafka record whose processing failed (database down, bug) before it goes to the DLQ. */
     Processing processing();
 
+    /** Housekeeping of {@code consumed_events}, the deduplication log. */
+    Dedup dedup();
+
+    interface Dedup {
+        /**
+         * How long an applied event id is remembered. Longer than the topic's retention (Kafka's default is 7 days),
+         * so no record that can still be delivered is forgotten; one older than this is still harmless, since a
+         * refund that is no longer PENDING ignores its command.
+         */
+        @WithDefault("14d")
+        Duration retention();
+
+        /** Period of the purge on each instance (a Quarkus scheduler {@code every} value; {@code off} disables it). */
+        @WithDefault("1h")
+        String purgeEvery();
+
+        /** Rows deleted per statement. */
+        @WithDefault("1000")
+        int purgeBatchSize();
+
+        /** Statements per run at most (then the next run goes on). */
+        @WithDefault("100")
+        int purgeMaxBatches();
+    }
+
     interface Retry {
         /** Wait before the first retry of an unknown outcome; doubles with every attempt. */
         @WithDefault("10s")
