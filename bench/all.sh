@@ -2,7 +2,7 @@
 # Every benchmark behind one entry point, then one table. Each script also runs on its own (see its header).
 # Logs: target/bench/<name>.log. Only measured numbers are printed; a benchmark that fails shows "failed".
 #
-#   bench/all.sh                  # builds once, then runs everything (about 10 minutes on 2 cores)
+#   bench/all.sh                  # builds once, then runs everything (about 13 minutes on 2 cores)
 #   SKIP_BUILD=1 LINES=200000 bench/all.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
