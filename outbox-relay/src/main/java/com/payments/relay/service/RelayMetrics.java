@@ -49,11 +49,13 @@ public final class RelayMetrics {
         publishErrors.increment();
     }
 
-    public double publishedTotal() {
-        return published.count();
+    /** Events published so far (Micrometer keeps counts as doubles; this is a count, never money). */
+    public long publishedTotal() {
+        return (long) published.count();
     }
 
-    public double publishErrorsTotal() {
-        return publishErrors.count();
+    /** Failed rounds so far. */
+    public long publishErrorsTotal() {
+        return (long) publishErrors.count();
     }
 }

@@ -67,24 +67,18 @@ public class PspGateway {
             return new PspChargeResult(
                     false, charge.id(), charge.declineCode() == null ? "declined" : charge.declineCode());
         }
-        if (status == 409
-                || (status == 422
-                        && errorCode(charge) != null
-                        && errorCode(charge).startsWith("idempotency"))) {
+        String code =
+                charge == null || charge.error() == null ? null : charge.error().code();
+        if (status == 409 || (status == 422 && code != null && code.startsWith("idempotency"))) {
             // The PSP holds a charge under this key (the payment id): still in flight, or made from another body. It
             // may have moved money, so this is no refusal: the resolver asks the PSP by reference. Never FAILED.
             throw new PspUnavailableException(
-                    "PSP answered " + status + " " + errorCode(charge) + ": a charge may exist under this key");
+                    "PSP answered " + status + " " + code + ": a charge may exist under this key");
         }
         if (status >= 400 && status < 500 && status != 408 && status != 429) {
-            String code = errorCode(charge) != null ? errorCode(charge) : "psp_rejected_" + status;
-            return new PspChargeResult(false, null, code);
+            return new PspChargeResult(false, null, code != null ? code : "psp_rejected_" + status);
         }
         throw new PspUnavailableException("PSP answered " + status);
-    }
-
-    private static String errorCode(PspCharge charge) {
-        return charge == null || charge.error() == null ? null : charge.error().code();
     }
 
     /** True when the failure proves the PSP never received the charge (so the payment may be dropped). */
