@@ -92,6 +92,22 @@ class SchemaConstraintsTest {
     }
 
     @Test
+    void idempotencyKeysAreOneTo255PrintableAsciiCharacters() throws SQLException {
+        exec(keyInsert("'" + "k".repeat(255) + "'"));
+        exec(keyInsert("' ~'"));
+        assertRefused(keyInsert("'" + "k".repeat(256) + "'"), "idempotency_keys_key_check");
+        assertRefused(keyInsert("''"), "idempotency_keys_key_check");
+        assertRefused(keyInsert("E'tab\\there'"), "idempotency_keys_key_check");
+        assertRefused(keyInsert("E'del\\x7F'"), "idempotency_keys_key_check");
+        assertRefused(keyInsert("'café'"), "idempotency_keys_key_check");
+    }
+
+    private String keyInsert(String keyLiteral) {
+        return "INSERT INTO idempotency_keys (merchant_id, key, request_hash) VALUES ('" + merchant + "', " + keyLiteral
+                + ", '\\x00')";
+    }
+
+    @Test
     void everyLedgerInsertMustSumToZeroPerTransactionAndCurrency() throws SQLException {
         UUID tx = ledgerTransaction("balanced");
         post(tx, "psp_receivable", 500, "EUR", "merchant_payable", -500, "EUR");
