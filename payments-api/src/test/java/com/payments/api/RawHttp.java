@@ -24,6 +24,16 @@ final class RawHttp {
     private RawHttp() {}
 
     static Answer send(int port, String method, String path, Map<String, String> headers, byte[] body) {
+        return send(port, method, path, headers, body, false);
+    }
+
+    /** The body with {@code Transfer-Encoding: chunked} (8 KiB chunks) instead of a Content-Length. */
+    static Answer sendChunked(int port, String method, String path, Map<String, String> headers, byte[] body) {
+        return send(port, method, path, headers, body, true);
+    }
+
+    private static Answer send(
+            int port, String method, String path, Map<String, String> headers, byte[] body, boolean chunked) {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(30_000);
             StringBuilder head =
@@ -32,18 +42,31 @@ final class RawHttp {
             headers.forEach((name, value) ->
                     head.append(name).append(": ").append(value).append("\r\n"));
             if (body != null) {
-                head.append("Content-Length: ").append(body.length).append("\r\n");
+                head.append(chunked ? "Transfer-Encoding: chunked" : "Content-Length: " + body.length)
+                        .append("\r\n");
             }
             head.append("\r\n");
             socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
             if (body != null) {
-                socket.getOutputStream().write(body);
+                socket.getOutputStream().write(chunked ? chunks(body) : body);
             }
             socket.getOutputStream().flush();
             return parse(readAll(socket.getInputStream()));
         } catch (IOException e) {
             throw new UncheckedIOException(method + " " + path, e);
         }
+    }
+
+    private static byte[] chunks(byte[] body) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int offset = 0; offset < body.length; offset += 8192) {
+            int length = Math.min(8192, body.length - offset);
+            out.writeBytes((Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            out.write(body, offset, length);
+            out.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        }
+        out.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        return out.toByteArray();
     }
 
     private static byte[] readAll(InputStream in) throws IOException {

@@ -227,4 +227,34 @@ class ValidationTest {
             root.removeHandler(handler);
         }
     }
+
+    /** A chunked body has no Content-Length to refuse it by: it is capped while read, with the same answers. */
+    @Test
+    void chunkedBodiesAreCappedLikeAnnouncedOnes() {
+        Map<String, Long> before = TestSupport.rowCounts(pool);
+        RawHttp.Answer huge = chunkedCapture("chunked-huge", with("orderId", "\"" + "x".repeat(70_000) + "\""));
+        assertThat(huge.status()).isEqualTo(413);
+        assertThat(huge.contentType()).startsWith("application/problem+json");
+        assertThat(huge.body()).contains("\"code\":\"body_too_large\"");
+        RawHttp.Answer large = chunkedCapture("chunked-large", with("orderId", "\"" + "x".repeat(17_000) + "\""));
+        assertThat(large.status()).isEqualTo(400);
+        assertThat(large.body()).contains("\"code\":\"body_too_large\"");
+        assertThat(TestSupport.rowCounts(pool)).isEqualTo(before);
+
+        RawHttp.Answer valid = chunkedCapture("chunked-valid", body("order-chunked", 1234, "EUR", "tok_visa"));
+        assertThat(valid.status()).as(valid.body()).isEqualTo(201);
+        assertThat(valid.body()).contains("\"orderId\":\"order-chunked\"", "\"amount\":1234");
+    }
+
+    private static RawHttp.Answer chunkedCapture(String key, String json) {
+        return RawHttp.sendChunked(
+                io.restassured.RestAssured.port,
+                "POST",
+                "/v1/payments",
+                Map.of(
+                        "Authorization", "Bearer " + KEY_A,
+                        "Content-Type", "application/json",
+                        "Idempotency-Key", "key-" + key + "-" + java.util.UUID.randomUUID()),
+                json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
 }

@@ -6,6 +6,8 @@ import io.quarkus.vertx.http.runtime.RouteConstants;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.nio.charset.StandardCharsets;
@@ -13,10 +15,11 @@ import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * A body over the HTTP cap ({@code quarkus.http.limits.max-body-size}) announced by its {@code Content-Length}: Quarkus'
- * own limit answers a bare 413 without a body; this route, ordered just before it, answers the same 413 as
- * {@code application/problem+json} ({@code body_too_large}) and closes the connection as Quarkus does, since the
- * client may still be sending. A chunked body without a length still gets Quarkus' bare 413 once it passes the cap.
+ * A body over the HTTP cap ({@code quarkus.http.limits.max-body-size}) gets a 413 as {@code application/problem+json}
+ * ({@code body_too_large}) instead of Quarkus' bare 413, and the connection is closed as Quarkus does, since the
+ * client may still be sending. This route runs just before Quarkus' own limit. A body announced by its
+ * {@code Content-Length} is refused before it is read; a chunked body (no length) is read here, by Vert.x's body
+ * handler, and refused as soon as it passes the cap.
  */
 @ApplicationScoped
 public class BodyLimitRoute {
@@ -40,19 +43,36 @@ public class BodyLimitRoute {
             return;
         }
         long limit = maxBodySize.get().asLongValue();
-        router.route().order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 1).handler(rc -> {
-            if (length(rc.request().getHeader(HttpHeaders.CONTENT_LENGTH)) <= limit) {
-                rc.next();
-                return;
-            }
-            metrics.rejected(413, "body_too_large");
-            rc.response().endHandler(done -> rc.request().connection().close());
-            rc.response()
-                    .setStatusCode(413)
-                    .putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
-                    .putHeader(HttpHeaders.CONNECTION, "close")
-                    .end(PROBLEM.copy());
-        });
+        BodyHandler chunkedBodies = BodyHandler.create(false).setBodyLimit(limit);
+        router.route()
+                .order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 1)
+                .handler(rc -> {
+                    String length = rc.request().getHeader(HttpHeaders.CONTENT_LENGTH);
+                    if (length == null && rc.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+                        chunkedBodies.handle(rc); // next() once the body is read, fail(413) when it passes the cap
+                    } else if (length(length) > limit) {
+                        refuse(rc);
+                    } else {
+                        rc.next();
+                    }
+                })
+                .failureHandler(rc -> {
+                    if (rc.statusCode() == 413) {
+                        refuse(rc);
+                    } else {
+                        rc.next();
+                    }
+                });
+    }
+
+    private void refuse(RoutingContext rc) {
+        metrics.rejected(413, "body_too_large");
+        rc.response().endHandler(done -> rc.request().connection().close());
+        rc.response()
+                .setStatusCode(413)
+                .putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
+                .putHeader(HttpHeaders.CONNECTION, "close")
+                .end(PROBLEM.copy());
     }
 
     /** The announced length; none or unparsable: 0 (Quarkus' own handling applies). */
