@@ -47,6 +47,17 @@ final class Fixtures {
                 .indefinitely();
     }
 
+    /** The item the resolver opens for a payment still UNKNOWN at its deadline. */
+    static void openDeadlineItem(Pool pool, UUID paymentId) {
+        pool.preparedQuery(
+                        """
+                        INSERT INTO operations_queue (subject_type, subject_id, reason)
+                        VALUES ('payment', $1, 'resolver_deadline')""")
+                .execute(Tuple.of(paymentId.toString()))
+                .await()
+                .indefinitely();
+    }
+
     /** Charges at the sandbox directly, as our capture would (payment id as key and reference). */
     static void chargeAtPsp(String pspUrl, UUID paymentId, long amount, String source) {
         TestSupport.psp(pspUrl)

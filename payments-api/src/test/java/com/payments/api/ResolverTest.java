@@ -160,6 +160,21 @@ class ResolverTest {
     }
 
     @Test
+    void escalatedPaymentHandedBackToTheResolverAndSettledResolvesItsOperationsItem() {
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 950, "tok_visa");
+        Fixtures.chargeAtPsp(pspUrl, id, 950, "tok_visa");
+        Fixtures.openDeadlineItem(pool, id);
+
+        resolveUntil(() -> paymentStatus(pool, id).equals("CAPTURED"));
+
+        assertThat(count(
+                        pool,
+                        "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'resolver_deadline' AND status = 'RESOLVED' AND details ->> 'resolution' = 'resolver: CAPTURED'",
+                        id.toString()))
+                .isEqualTo(1);
+    }
+
+    @Test
     void pspThatKeepsFailingLeavesThePaymentUnknownThroughTheBackoffThenQueuesItForOperations() {
         Fixtures.faults(pspUrl, "{\"errorRate\":1.0}");
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1300, "tok_visa");

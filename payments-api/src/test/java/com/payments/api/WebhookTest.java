@@ -149,6 +149,29 @@ class WebhookTest {
     }
 
     @Test
+    void webhookThatSettlesAPaymentPastTheResolverDeadlineResolvesItsOperationsItem() {
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1700, "tok_visa");
+        UUID other = Fixtures.insertPayment(pool, "UNKNOWN", 1700, "tok_visa");
+        Fixtures.openDeadlineItem(pool, id);
+        Fixtures.openDeadlineItem(pool, other);
+        String event = chargeEvent("evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_wh_late", 1700, "EUR");
+        deliver(event, now()).then().statusCode(200);
+
+        assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURED");
+        assertThat(count(
+                        pool,
+                        "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'resolver_deadline' AND status = 'RESOLVED' AND resolved_at IS NOT NULL AND details ->> 'resolution' = 'webhook: CAPTURED'",
+                        id.toString()))
+                .isEqualTo(1);
+        assertThat(count(
+                        pool,
+                        "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'resolver_deadline' AND status = 'OPEN'",
+                        other.toString()))
+                .as("another payment's item stays open")
+                .isEqualTo(1);
+    }
+
+    @Test
     void failedAfterSucceededNeverMovesBackAndQueuesAnOperationsItem() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1900, "tok_visa");
         deliver(chargeEvent("evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_wh5", 1900, "EUR"), now())

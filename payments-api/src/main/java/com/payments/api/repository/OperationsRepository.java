@@ -20,4 +20,20 @@ public class OperationsRepository {
                 .execute(Tuple.of(subjectType, subjectId, reason, detailsJson))
                 .map(rows -> rows.rowCount() == 1);
     }
+
+    /**
+     * Resolves the open item for this subject and reason, if there is one, noting what answered it in its details;
+     * true when there was one.
+     */
+    public Uni<Boolean> resolve(
+            SqlClient client, String subjectType, String subjectId, String reason, String resolution) {
+        return client.preparedQuery(
+                        """
+                        UPDATE operations_queue
+                           SET status = 'RESOLVED', resolved_at = now(),
+                               details = details || jsonb_build_object('resolution', $4::text)
+                         WHERE subject_type = $1 AND subject_id = $2 AND reason = $3 AND status = 'OPEN'""")
+                .execute(Tuple.of(subjectType, subjectId, reason, resolution))
+                .map(rows -> rows.rowCount() == 1);
+    }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.api.Payment;
 import com.payments.api.PaymentView;
+import com.payments.api.repository.OperationsRepository;
 import com.payments.api.repository.OutboxRow;
 import com.payments.api.repository.PaymentRepository;
 import com.payments.contracts.Topics;
@@ -31,17 +32,24 @@ public class PaymentOutcomeService {
 
     private final PaymentRepository payments;
     private final IdempotencyService idempotency;
+    private final OperationsRepository operations;
     private final ObjectMapper mapper;
 
-    public PaymentOutcomeService(PaymentRepository payments, IdempotencyService idempotency, ObjectMapper mapper) {
+    public PaymentOutcomeService(
+            PaymentRepository payments,
+            IdempotencyService idempotency,
+            OperationsRepository operations,
+            ObjectMapper mapper) {
         this.payments = payments;
         this.idempotency = idempotency;
+        this.operations = operations;
         this.mapper = mapper;
     }
 
     /**
      * Records an outcome for the payment with this id, as it is now (the resolver and the webhook handler, which
-     * hold its row lock).
+     * hold its row lock). A final outcome also resolves the operations item the resolver opened if it gave up on
+     * the payment at its deadline: the question it left for a human is answered.
      *
      * @param traceHeaders trace context for the outbox row (see {@link TraceContext#headers})
      * @return the payment; null when no payment has this id
@@ -49,7 +57,16 @@ public class PaymentOutcomeService {
     public Uni<Recorded> record(SqlClient conn, PaymentOutcome outcome, Map<String, String> traceHeaders) {
         return payments.findAnyMerchant(conn, outcome.paymentId())
                 .flatMap(current ->
-                        current == null ? Uni.createFrom().nullItem() : record(conn, current, outcome, traceHeaders));
+                        current == null ? Uni.createFrom().nullItem() : record(conn, current, outcome, traceHeaders))
+                .call(recorded -> recorded == null
+                                || !recorded.payment().status().isFinal()
+                        ? Uni.createFrom().voidItem()
+                        : operations.resolve(
+                                conn,
+                                RESOURCE_PAYMENT,
+                                outcome.paymentId().toString(),
+                                PaymentResolver.DEADLINE_REASON,
+                                outcome.actor() + ": " + recorded.payment().status()));
     }
 
     /**

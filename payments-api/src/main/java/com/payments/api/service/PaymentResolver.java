@@ -32,6 +32,9 @@ import java.util.List;
 @ApplicationScoped
 public class PaymentResolver {
     static final String ACTOR = "resolver";
+    /** The operations item of a payment still UNKNOWN at its deadline; resolved when the payment is settled. */
+    static final String DEADLINE_REASON = "resolver_deadline";
+
     private static final int PARALLEL_PER_RUN = 8;
 
     private final Pool pool;
@@ -199,12 +202,7 @@ public class PaymentResolver {
                                 "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
                                 claim.id(), claim.attempt(), error);
                         return operations
-                                .open(
-                                        conn,
-                                        "payment",
-                                        claim.id().toString(),
-                                        "resolver_deadline",
-                                        details(claim, error))
+                                .open(conn, "payment", claim.id().toString(), DEADLINE_REASON, details(claim, error))
                                 .replaceWith("escalated");
                     });
         }));
