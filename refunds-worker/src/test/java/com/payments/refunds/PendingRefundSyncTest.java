@@ -90,7 +90,7 @@ class PendingRefundSyncTest {
     }
 
     @Test
-    void refundPendingPastItsDeadlineIsEscalatedAndStillCompletes() {
+    void refundPendingPastItsDeadlineIsEscalatedStillCompletesAndResolvesItsItem() {
         Fixtures.Captured payment = fx.capture("tok_visa", 9_000);
         fx.pspFaults("{\"errorRate\": 1.0}");
         UUID refundId = fx.reserve(payment, 900, Duration.ofHours(2)); // deadline (10 min in tests) long past
@@ -118,5 +118,12 @@ class PendingRefundSyncTest {
         fx.resetPspFaults();
         await().atMost(Fixtures.WAIT).until(() -> fx.status(refundId).equals("SUCCEEDED"));
         assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
+        // ... and its success answers the item, in the same transaction
+        Row resolved = fx.one(
+                "SELECT status, resolved_at, details FROM operations_queue WHERE subject_id = $1",
+                io.vertx.mutiny.sqlclient.Tuple.of(refundId.toString()));
+        assertThat(resolved.getString("status")).isEqualTo("RESOLVED");
+        assertThat(resolved.getValue("resolved_at")).isNotNull();
+        assertThat(resolved.getJsonObject("details").getString("resolution")).isEqualTo("refunds-worker: SUCCEEDED");
     }
 }

@@ -195,6 +195,7 @@ public class RefundExecutionService {
             }
             Log.infof("refund %s PENDING -> SUCCEEDED (attempt %d, %s)", refund.id(), refund.attempts(), pspReference);
             return ledger.bookRefund(conn, refund)
+                    .chain(() -> resolveEscalations(conn, refund, "SUCCEEDED"))
                     .chain(() -> outbox.insert(
                             conn,
                             Topics.PAYMENT_EVENTS,
@@ -216,6 +217,7 @@ public class RefundExecutionService {
             }
             Log.infof("refund %s PENDING -> FAILED (attempt %d, %s)", refund.id(), refund.attempts(), failureCode);
             return refunds.releaseReservation(conn, refund.paymentId(), refund.amount())
+                    .chain(() -> resolveEscalations(conn, refund, "FAILED"))
                     .chain(() -> outbox.insert(
                             conn,
                             Topics.PAYMENT_EVENTS,
@@ -227,6 +229,12 @@ public class RefundExecutionService {
                                     refund.currency(),
                                     failureCode)));
         });
+    }
+
+    /** A final refund answers the items opened while it was stuck PENDING. */
+    private Uni<Integer> resolveEscalations(SqlClient conn, Refund refund, String status) {
+        return operations.resolveRefund(
+                conn, refund.id(), new String[] {REASON_TOO_LONG, REASON_REJECTED}, "refunds-worker: " + status);
     }
 
     /** Unknown or rejected: the refund stays PENDING with its reservation; the sync tries again later. */
