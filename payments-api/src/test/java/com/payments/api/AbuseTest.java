@@ -77,6 +77,12 @@ class AbuseTest {
             new Endpoint("create-merchant", "POST", "/v1/admin/merchants", Kind.ADMIN_POST, Hostile.BAD_ADMIN_BODY),
             new Endpoint("issue-key", "POST", "/v1/admin/merchants/{id}/keys?revokeOthers={q}", Kind.ADMIN_POST, null),
             new Endpoint(
+                    "resolve-operations-item",
+                    "POST",
+                    "/v1/admin/operations/{id}/resolve",
+                    Kind.ADMIN_POST,
+                    Hostile.BAD_ADMIN_BODY),
+            new Endpoint(
                     "refund-reservation",
                     "POST",
                     "/v1/payments/{id}/refunds",

@@ -95,6 +95,13 @@ class AuthMatrixTest {
                 new Call(
                         "POST admin key rotation",
                         s -> s.post("/v1/admin/merchants/" + merchantId + "/keys?revokeOthers=true"),
+                        401),
+                new Call("GET admin operations items", s -> s.get("/v1/admin/operations?status=OPEN"), 401),
+                new Call(
+                        "POST admin resolve operations item",
+                        s -> s.contentType(ContentType.JSON)
+                                .body("{\"resolution\":\"never\"}")
+                                .post("/v1/admin/operations/1/resolve"),
                         401));
     }
 

@@ -1,7 +1,6 @@
 package com.payments.api.rest;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.config.ApiConfig;
 import com.payments.api.service.JsonBodies;
 import com.payments.api.service.MerchantAdminService;
 import com.payments.api.service.MerchantAdminService.IssuedKey;
@@ -11,9 +10,6 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.util.Optional;
 import java.util.Set;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -24,8 +20,8 @@ import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
- * Operator API, protected by {@code payments.admin.token} ({@code Authorization: Bearer <token>}); without a
- * configured token it answers 401 to everyone. Keys are returned once and never stored in clear.
+ * Operator API for merchants and their keys, protected by the operator token ({@link OperatorAuth}). Keys are
+ * returned once and never stored in clear.
  */
 @Path("/v1/admin/merchants")
 @Tag(name = "operators")
@@ -33,11 +29,11 @@ public class AdminResource {
     private static final Set<String> MERCHANT_FIELDS = Set.of("name", "rateLimitPerSecond");
 
     private final MerchantAdminService admin;
-    private final Optional<byte[]> token;
+    private final OperatorAuth operators;
 
-    public AdminResource(MerchantAdminService admin, ApiConfig config) {
+    public AdminResource(MerchantAdminService admin, OperatorAuth operators) {
         this.admin = admin;
-        this.token = config.admin().token().filter(t -> !t.isBlank()).map(t -> t.getBytes(StandardCharsets.UTF_8));
+        this.operators = operators;
     }
 
     @POST
@@ -48,7 +44,7 @@ public class AdminResource {
     @APIResponse(responseCode = "400", description = "Invalid body")
     @APIResponse(responseCode = "401", description = "Missing or wrong operator token")
     public Uni<RestResponse<IssuedKey>> create(@RestHeader("Authorization") String authorization, byte[] body) {
-        checkOperator(authorization);
+        operators.check(authorization);
         ObjectNode json = JsonBodies.parseObject(body, 4096, MERCHANT_FIELDS);
         String name = JsonBodies.text(json, "name", true, "invalid_name");
         if (name.isBlank() || name.length() > 200) {
@@ -70,17 +66,8 @@ public class AdminResource {
             @RestHeader("Authorization") String authorization,
             @RestPath String merchantId,
             @RestQuery boolean revokeOthers) {
-        checkOperator(authorization);
+        operators.check(authorization);
         return admin.issueKey(PaymentResource.uuidOr404(merchantId), revokeOthers)
                 .map(key -> RestResponse.status(RestResponse.Status.CREATED, key));
-    }
-
-    private void checkOperator(String authorization) {
-        byte[] given = authorization != null && authorization.startsWith("Bearer ")
-                ? authorization.substring(7).getBytes(StandardCharsets.UTF_8)
-                : new byte[0];
-        if (token.isEmpty() || !MessageDigest.isEqual(token.get(), given)) {
-            throw ApiProblem.unauthorized();
-        }
     }
 }
