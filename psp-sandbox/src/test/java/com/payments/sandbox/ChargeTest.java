@@ -5,6 +5,7 @@ import static com.payments.sandbox.Sandbox.counters;
 import static com.payments.sandbox.Sandbox.unique;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -146,6 +147,17 @@ class ChargeTest {
         assertEquals(0, c.chargeMovements());
         charge(ref, 100, "tok_visa").then().statusCode(200).body("status", equalTo("succeeded"));
         assertEquals(1, counters(ref).chargeMovements());
+    }
+
+    @Test
+    void openApiDocumentsBothChargeCalls() {
+        given().accept("application/json")
+                .get("/q/openapi")
+                .then()
+                .statusCode(200)
+                .body("paths.'/v1/charges'.post.parameters[0].name", equalTo("Idempotency-Key"))
+                .body("paths.'/v1/charges'.post.responses.'200'.description", startsWith("The charge"))
+                .body("paths.'/v1/charges'.get", notNullValue());
     }
 
     @Test
