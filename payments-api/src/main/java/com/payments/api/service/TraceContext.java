@@ -1,6 +1,7 @@
 package com.payments.api.service;
 
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -11,6 +12,7 @@ import java.util.regex.Pattern;
  */
 public final class TraceContext {
     private static final Pattern TRACEPARENT = Pattern.compile("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
+    private static final HexFormat HEX = HexFormat.of();
     private static final Pattern TRACESTATE = Pattern.compile("[\\x20-\\x7E]{1,512}");
 
     private TraceContext() {}
@@ -31,18 +33,8 @@ public final class TraceContext {
 
     static String newTraceparent() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        StringBuilder out = new StringBuilder(55).append("00-");
-        hex(out, random.nextLong());
-        hex(out, random.nextLong());
-        out.append('-');
-        hex(out, random.nextLong() | 1L);
-        return out.append("-01").toString();
-    }
-
-    /** 16 lowercase hex digits, zero-padded (String.format costs more than the rest of this class per capture). */
-    private static void hex(StringBuilder out, long value) {
-        for (int shift = 60; shift >= 0; shift -= 4) {
-            out.append(Character.forDigit((int) (value >>> shift) & 0xF, 16));
-        }
+        // HexFormat, not String.format: formatting cost more than the rest of this class per capture
+        return "00-" + HEX.toHexDigits(random.nextLong()) + HEX.toHexDigits(random.nextLong()) + "-"
+                + HEX.toHexDigits(random.nextLong() | 1L) + "-01";
     }
 }

@@ -32,6 +32,8 @@ import java.util.UUID;
 public class RefundExecutionService {
     static final String REASON_TOO_LONG = "refund_pending_too_long";
     static final String REASON_REJECTED = "refund_rejected_by_psp";
+    /** The items a final refund answers: both are about it being stuck PENDING. */
+    private static final String[] STUCK_REASONS = {REASON_TOO_LONG, REASON_REJECTED};
 
     /** An answer of the PSP, or the reason it is unknown. */
     private record Result(PspOutcome outcome, String unknownReason) {}
@@ -233,8 +235,7 @@ public class RefundExecutionService {
 
     /** A final refund answers the items opened while it was stuck PENDING. */
     private Uni<Integer> resolveEscalations(SqlClient conn, Refund refund, String status) {
-        return operations.resolveRefund(
-                conn, refund.id(), new String[] {REASON_TOO_LONG, REASON_REJECTED}, "refunds-worker: " + status);
+        return operations.resolveRefund(conn, refund.id(), STUCK_REASONS, "refunds-worker: " + status);
     }
 
     /** Unknown or rejected: the refund stays PENDING with its reservation; the sync tries again later. */
