@@ -69,8 +69,16 @@ PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT
   -c "VACUUM ANALYZE" >/dev/null
 
 echo "machine: $(nproc) cores, load average $(cut -d" " -f1-3 /proc/loadavg); API_OPTS=$API_OPTS; PSP_OPTS=$PSP_OPTS"
+# captures per statement (claim, outcome) so far: "sum count" of each, from the API's metrics
+batch_totals() {
+  curl -fs "$API/q/metrics" | awk '
+    /^payments_capture_batch_size_(sum|count)\{.*statement="claim"/ {c[$1 ~ /_sum/ ? "s" : "n"] = $2}
+    /^payments_capture_batch_size_(sum|count)\{.*statement="outcome"/ {o[$1 ~ /_sum/ ? "s" : "n"] = $2}
+    END {print c["s"] + 0, c["n"] + 0, o["s"] + 0, o["n"] + 0}'
+}
 run=0
 for c in $CONNECTIONS_LIST; do
+  read -r CS0 CN0 OS0 ON0 <<<"$(batch_totals)"
   run=$((run + 1)) # each run its own keys: a repeated connection count must not replay the last run's keys
   t=$(( c < THREADS ? c : THREADS ))
   OUT=$(wrk -t"$t" -c"$c" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run$run-$c")
@@ -80,7 +88,10 @@ for c in $CONNECTIONS_LIST; do
   TOTAL=$(echo "$OUT" | awk '/requests in/ {print $1}')
   NON2XX=$(echo "$OUT" | awk '/Non-2xx/ {print $5}')
   STATUSES=$(echo "$OUT" | sed -n 's/^statuses: //p')
-  echo "connections=$c duration=$DURATION captures/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0} ($STATUSES)"
+  read -r CS1 CN1 OS1 ON1 <<<"$(batch_totals)"
+  BATCHES=$(echo "$CS0 $CN0 $OS0 $ON0 $CS1 $CN1 $OS1 $ON1" | awk '{cs = $5 - $1; cn = $6 - $2; os = $7 - $3; on = $8 - $4
+    printf "captures per statement: claim %.1f, outcome %.1f", cn ? cs / cn : 0, on ? os / on : 0}')
+  echo "connections=$c duration=$DURATION captures/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0} ($STATUSES; $BATCHES)"
 done
 
 CAPTURED=$(PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -tA -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" \

@@ -27,6 +27,9 @@ public interface ApiConfig {
     /** Request limits. */
     Limits limits();
 
+    /** The capture path's two statements. */
+    Capture capture();
+
     interface Idempotency {
         /** How long a completed key is kept (and replayed); between 24h and 72h, checked at startup. */
         @WithDefault("24h")
@@ -90,5 +93,20 @@ public interface ApiConfig {
         /** Largest accepted JSON body of a merchant request, in bytes (larger: 400 body_too_large). */
         @WithDefault("16384")
         int maxBodyBytes();
+    }
+
+    interface Capture {
+        /**
+         * Statements of each kind (key claim, outcome) one instance runs at a time. Captures that arrive while all
+         * run wait and go together in the next one, one row each: fewer statements in flight make bigger ones, which
+         * cost PostgreSQL less per capture, but one slow statement then holds up more captures (docs/benchmarks.md).
+         * Each uses a connection of the pool while it runs.
+         */
+        @WithDefault("1")
+        int statementsInFlight();
+
+        /** Captures in one statement at most. */
+        @WithDefault("32")
+        int maxBatchSize();
     }
 }

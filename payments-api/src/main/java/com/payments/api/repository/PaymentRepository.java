@@ -13,7 +13,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /** SQL on payments (and the refunds read with them). Every merchant-facing query is scoped by merchant. */
@@ -22,117 +26,172 @@ public class PaymentRepository {
     static final String COLUMNS =
             "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at";
 
-    private static final String INSERT_PROCESSING =
-            """
-            WITH claim AS (
-                INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id)
-                VALUES ($2, $8, $9, 'payment', $1) ON CONFLICT DO NOTHING RETURNING resource_id)
-            INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, next_attempt_at)
-            SELECT resource_id, $2::uuid, $3::text, $4::bigint, $5::text, $6::text, now() + make_interval(secs => $7::float8)
-              FROM claim
-            RETURNING %s"""
-                    .formatted(COLUMNS);
-
-    /**
-     * Claims the merchant's Idempotency-Key for a new payment and inserts the payment PROCESSING, in one statement
-     * (so one atomic round trip): the key's {@code INSERT ... ON CONFLICT DO NOTHING} waits for a concurrent claim
-     * of the same key to end and then does nothing, and so does the payment insert. Null when the key was taken.
-     * {@code next_attempt_at} tells the resolver when to treat the payment as stuck (the process died before the
-     * outcome).
-     */
-    public Uni<Payment> insertProcessingClaimingKey(
-            SqlClient client,
+    /** A payment to insert PROCESSING, claiming the merchant's Idempotency-Key. */
+    public record NewPayment(
             UUID id,
             UUID merchantId,
             String orderId,
             long amount,
             String currency,
             String source,
-            Duration stuckAfter,
             String idempotencyKey,
-            byte[] requestHash) {
-        return client.preparedQuery(INSERT_PROCESSING)
-                .execute(Tuple.from(List.of(
-                        id,
-                        merchantId,
-                        orderId,
-                        amount,
-                        currency,
-                        source,
-                        (double) stuckAfter.toSeconds(),
-                        idempotencyKey,
-                        Buffer.buffer(requestHash))))
-                .map(rows -> rows.rowCount() == 0 ? null : single(rows));
-    }
+            byte[] requestHash) {}
 
-    private static final String RECORD_OUTCOME =
+    private static final String INSERT_PROCESSING =
             """
-            WITH moved AS (
-                UPDATE payments
-                   SET status = $2,
-                       psp_reference = COALESCE($3, psp_reference),
-                       decline_code = $4,
-                       last_error = $5,
-                       captured_at = CASE WHEN $2 = 'CAPTURED' THEN now() ELSE captured_at END,
-                       next_attempt_at = CASE WHEN $2 = 'UNKNOWN' THEN now() ELSE NULL END
-                 WHERE id = $1 AND status = ANY($6) AND set_config('payments.actor', $7, true) IS NOT NULL
-                 RETURNING id, merchant_id, amount, currency, status),
-            ledger AS (
-                INSERT INTO ledger_transactions (kind, reference, merchant_id, description)
-                SELECT 'CAPTURE', id::text, merchant_id, 'payment captured' FROM moved WHERE status = 'CAPTURED'
-                RETURNING id),
-            entries AS (
-                INSERT INTO ledger_entries (transaction_id, account, amount, currency)
-                SELECT ledger.id, e.account, e.sign * moved.amount, moved.currency
-                  FROM ledger, moved, (VALUES ('psp_receivable', 1), ('merchant_payable', -1)) AS e (account, sign)),
-            event AS (
-                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
-                SELECT $8::uuid, $9::text, $10::text, id::text, $11::text::jsonb, $12::text::jsonb
-                  FROM moved WHERE $8::uuid IS NOT NULL),
-            completed AS (
-                UPDATE idempotency_keys
-                   SET status = 'COMPLETED', response_status = $13, response_body = $14, completed_at = now()
-                 WHERE resource_type = 'payment' AND resource_id = $1 AND status = 'IN_PROGRESS'
-                   AND EXISTS (SELECT 1 FROM moved))
-            SELECT count(*) FROM moved""";
+            WITH input AS (
+                SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int8[], $5::text[], $6::text[], $7::text[],
+                                     $8::bytea[])
+                    AS t (id, merchant_id, order_id, amount, currency, source, key, request_hash)),
+            claim AS (
+                INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id)
+                SELECT merchant_id, key, request_hash, 'payment', id FROM input ORDER BY merchant_id, key
+                ON CONFLICT DO NOTHING RETURNING resource_id)
+            INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, next_attempt_at)
+            SELECT input.id, input.merchant_id, input.order_id, input.amount, input.currency, input.source,
+                   now() + make_interval(secs => $9::float8)
+              FROM claim JOIN input ON input.id = claim.resource_id
+            RETURNING %s"""
+                    .formatted(COLUMNS);
 
     /**
-     * Records a PSP outcome in one statement (one atomic round trip): the guarded state change (only from the
-     * states the transition table allows; {@code actor} lands in payment_transitions via the trigger), and only if
-     * it changed the row: a capture's two ledger entries (psp_receivable +amount, merchant_payable -amount; the
-     * deferred trigger checks the sum), the outbox row ({@code event} may be null) and the completion of the
-     * payment's idempotency key with {@code response}. False when the payment was not in such a state (another
-     * path recorded an outcome first): then nothing was written.
+     * Claims each payment's Idempotency-Key and inserts the payment PROCESSING, for all of them in one statement
+     * (so one atomic round trip): a key's {@code INSERT ... ON CONFLICT DO NOTHING} waits for a concurrent claim of
+     * the same key to end and then does nothing, and so does that payment's insert; of two payments with one key in
+     * the same list, the first claims it. Keys are claimed in (merchant, key) order, so two such statements never
+     * wait on each other's keys crosswise. {@code next_attempt_at} tells the resolver when to treat the payment as
+     * stuck (the process died before the outcome).
+     *
+     * @return one element per payment, in order: the inserted payment, or null when its key was taken
      */
-    public Uni<Boolean> recordOutcome(
-            SqlClient client,
-            UUID id,
-            PaymentStatus target,
+    public Uni<List<Payment>> insertProcessingClaimingKeys(
+            SqlClient client, Duration stuckAfter, List<NewPayment> newPayments) {
+        return client.preparedQuery(INSERT_PROCESSING)
+                .execute(Tuple.from(List.of(
+                        newPayments.stream().map(NewPayment::id).toArray(UUID[]::new),
+                        newPayments.stream().map(NewPayment::merchantId).toArray(UUID[]::new),
+                        newPayments.stream().map(NewPayment::orderId).toArray(String[]::new),
+                        newPayments.stream().map(NewPayment::amount).toArray(Long[]::new),
+                        newPayments.stream().map(NewPayment::currency).toArray(String[]::new),
+                        newPayments.stream().map(NewPayment::source).toArray(String[]::new),
+                        newPayments.stream().map(NewPayment::idempotencyKey).toArray(String[]::new),
+                        newPayments.stream()
+                                .map(p -> Buffer.buffer(p.requestHash()))
+                                .toArray(Buffer[]::new),
+                        (double) stuckAfter.toSeconds())))
+                .map(rows -> {
+                    Map<UUID, Payment> inserted = new HashMap<>();
+                    rows.forEach(row -> inserted.put(row.getUUID("id"), from(row)));
+                    return newPayments.stream().map(p -> inserted.get(p.id())).toList();
+                });
+    }
+
+    /**
+     * A PSP outcome to record for a payment: the guarded change to {@code status}, the outbox row ({@code event},
+     * may be null) and the answer to complete the payment's idempotency key with.
+     */
+    public record OutcomeRow(
+            UUID paymentId,
+            PaymentStatus status,
             String pspReference,
             String declineCode,
             String lastError,
-            String actor,
             OutboxRow event,
             int responseStatus,
-            byte[] responseBody) {
-        String[] from = target.allowedSources().stream().map(Enum::name).toArray(String[]::new);
+            byte[] responseBody) {}
+
+    private static final String RECORD_OUTCOME =
+            """
+            WITH input AS (
+                SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                     $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::bytea[])
+                    AS t (id, status, psp_reference, decline_code, last_error, allowed_from,
+                          event_id, event_type, topic, payload, headers, response_status, response_body)),
+            moved AS (
+                UPDATE payments p
+                   SET status = input.status,
+                       psp_reference = COALESCE(input.psp_reference, p.psp_reference),
+                       decline_code = input.decline_code,
+                       last_error = input.last_error,
+                       captured_at = CASE WHEN input.status = 'CAPTURED' THEN now() ELSE p.captured_at END,
+                       next_attempt_at = CASE WHEN input.status = 'UNKNOWN' THEN now() ELSE NULL END
+                  FROM input
+                 WHERE p.id = input.id AND p.status = ANY (string_to_array(input.allowed_from, ','))
+                   AND set_config('payments.actor', $14, true) IS NOT NULL
+                 RETURNING p.id, p.merchant_id, p.amount, p.currency, p.status),
+            ledger AS (
+                INSERT INTO ledger_transactions (kind, reference, merchant_id, description)
+                SELECT 'CAPTURE', id::text, merchant_id, 'payment captured' FROM moved WHERE status = 'CAPTURED'
+                RETURNING id, reference),
+            entries AS (
+                INSERT INTO ledger_entries (transaction_id, account, amount, currency)
+                SELECT ledger.id, e.account, e.sign * moved.amount, moved.currency
+                  FROM ledger JOIN moved ON moved.id::text = ledger.reference,
+                       (VALUES ('psp_receivable', 1), ('merchant_payable', -1)) AS e (account, sign)),
+            event AS (
+                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
+                SELECT input.event_id, input.event_type, input.topic, moved.id::text, input.payload::jsonb,
+                       input.headers::jsonb
+                  FROM moved JOIN input ON input.id = moved.id WHERE input.event_id IS NOT NULL),
+            completed AS (
+                UPDATE idempotency_keys k
+                   SET status = 'COMPLETED', response_status = input.response_status,
+                       response_body = input.response_body, completed_at = now()
+                  FROM moved JOIN input ON input.id = moved.id
+                 WHERE k.resource_type = 'payment' AND k.resource_id = moved.id AND k.status = 'IN_PROGRESS')
+            SELECT id FROM moved""";
+
+    /**
+     * Records PSP outcomes, for all of them in one statement (one atomic round trip): for each payment the guarded
+     * state change (only from the states the transition table allows; {@code actor}, one for the statement, lands in
+     * payment_transitions via the trigger), and only if it changed the row: a capture's two ledger entries
+     * (psp_receivable +amount, merchant_payable -amount; the trigger checks the sum), the outbox row and the
+     * completion of the payment's idempotency key. A payment that was not in such a state (another path recorded an
+     * outcome first) gets nothing written.
+     *
+     * @return one element per outcome, in order: whether it moved its payment
+     */
+    public Uni<List<Boolean>> recordOutcomes(SqlClient client, String actor, List<OutcomeRow> outcomes) {
         return client.preparedQuery(RECORD_OUTCOME)
                 .execute(Tuple.from(Arrays.asList(
-                        id,
-                        target.name(),
-                        pspReference,
-                        declineCode,
-                        lastError,
-                        from,
-                        actor,
-                        event == null ? null : event.eventId(),
-                        event == null ? null : event.eventType(),
-                        event == null ? null : event.topic(),
-                        event == null ? null : event.payloadJson(),
-                        event == null ? null : event.headersJson(),
-                        responseStatus,
-                        Buffer.buffer(responseBody))))
-                .map(rows -> rows.iterator().next().getLong(0) == 1);
+                        outcomes.stream().map(OutcomeRow::paymentId).toArray(UUID[]::new),
+                        outcomes.stream().map(o -> o.status().name()).toArray(String[]::new),
+                        outcomes.stream().map(OutcomeRow::pspReference).toArray(String[]::new),
+                        outcomes.stream().map(OutcomeRow::declineCode).toArray(String[]::new),
+                        outcomes.stream().map(OutcomeRow::lastError).toArray(String[]::new),
+                        outcomes.stream().map(o -> allowedSources(o.status())).toArray(String[]::new),
+                        outcomes.stream()
+                                .map(o -> o.event() == null ? null : o.event().eventId())
+                                .toArray(UUID[]::new),
+                        outcomes.stream()
+                                .map(o -> o.event() == null ? null : o.event().eventType())
+                                .toArray(String[]::new),
+                        outcomes.stream()
+                                .map(o -> o.event() == null ? null : o.event().topic())
+                                .toArray(String[]::new),
+                        outcomes.stream()
+                                .map(o -> o.event() == null ? null : o.event().payloadJson())
+                                .toArray(String[]::new),
+                        outcomes.stream()
+                                .map(o -> o.event() == null ? null : o.event().headersJson())
+                                .toArray(String[]::new),
+                        outcomes.stream().map(OutcomeRow::responseStatus).toArray(Integer[]::new),
+                        outcomes.stream()
+                                .map(o -> Buffer.buffer(o.responseBody()))
+                                .toArray(Buffer[]::new),
+                        actor)))
+                .map(rows -> {
+                    Set<UUID> moved = new HashSet<>();
+                    rows.forEach(row -> moved.add(row.getUUID("id")));
+                    return outcomes.stream()
+                            .map(o -> moved.contains(o.paymentId()))
+                            .toList();
+                });
+    }
+
+    /** The states a payment may move to {@code target} from, comma-separated (the SQL splits them). */
+    private static String allowedSources(PaymentStatus target) {
+        return String.join(",", target.allowedSources().stream().map(Enum::name).toList());
     }
 
     public Uni<Payment> find(SqlClient client, UUID merchantId, UUID id) {

@@ -1,16 +1,19 @@
 package com.payments.api.service;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 /**
  * Business metrics (Prometheus names): {@code payments_captures_total{outcome}},
- * {@code payments_api_rejections_total{status,code}}, {@code payments_psp_latency_seconds{outcome}}. The circuit
+ * {@code payments_api_rejections_total{status,code}}, {@code payments_psp_latency_seconds{outcome}},
+ * {@code payments_capture_batch_size{statement}} (captures per statement of the capture path). The circuit
  * breaker's state comes from SmallRye Fault Tolerance ({@code ft_circuitbreaker_state_current}).
  */
 @ApplicationScoped
@@ -28,6 +31,14 @@ public class ApiMetrics {
     public void capture(String outcome) {
         captures.computeIfAbsent(outcome, o -> registry.counter("payments.captures", "outcome", o))
                 .increment();
+    }
+
+    /** Records the size of each statement of this kind (claim, outcome). */
+    public IntConsumer captureBatchSizes(String statement) {
+        DistributionSummary sizes = DistributionSummary.builder("payments.capture.batch.size")
+                .tag("statement", statement)
+                .register(registry);
+        return sizes::record;
     }
 
     public void rejected(int status, String code) {

@@ -7,8 +7,12 @@ import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.repository.PaymentRepository;
+import com.payments.api.repository.PaymentRepository.NewPayment;
+import com.payments.api.repository.PaymentRepository.OutcomeRow;
+import com.payments.api.repository.StatementBatcher;
 import com.payments.api.rest.ApiProblem;
 import com.payments.api.service.IdempotencyService.Claim;
+import com.payments.api.service.PaymentOutcomeService.PreparedOutcome;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -20,7 +24,7 @@ import java.util.UUID;
  * {@code POST /v1/payments} (design.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
  * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one statement. A charge that was
  * never sent releases the key and drops the payment (503); one whose answer was lost leaves the payment UNKNOWN
- * (202) for the resolver.
+ * (202) for the resolver. Concurrent captures share statements (1) and (3) ({@link StatementBatcher}).
  */
 @ApplicationScoped
 public class CaptureService {
@@ -34,6 +38,8 @@ public class CaptureService {
     private final PspGateway psp;
     private final ApiMetrics metrics;
     private final ApiConfig config;
+    private final StatementBatcher<NewPayment, Payment> claims;
+    private final StatementBatcher<OutcomeRow, Boolean> recordedOutcomes;
 
     public CaptureService(
             Pool pool,
@@ -50,22 +56,32 @@ public class CaptureService {
         this.psp = psp;
         this.metrics = metrics;
         this.config = config;
+        ApiConfig.Capture batching = config.capture();
+        this.claims = new StatementBatcher<>(
+                batch ->
+                        payments.insertProcessingClaimingKeys(pool, config.psp().stuckAfter(), batch),
+                batching.maxBatchSize(),
+                batching.statementsInFlight(),
+                metrics.captureBatchSizes("claim"));
+        this.recordedOutcomes = new StatementBatcher<>(
+                batch -> payments.recordOutcomes(pool, ACTOR, batch),
+                batching.maxBatchSize(),
+                batching.statementsInFlight(),
+                metrics.captureBatchSizes("outcome"));
     }
 
     public Uni<ApiResponse> capture(
             Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
         byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
-        return payments.insertProcessingClaimingKey(
-                        pool,
+        return claims.submit(new NewPayment(
                         UUID.randomUUID(),
                         merchant.id(),
                         request.orderId(),
                         request.amount(),
                         request.currency(),
                         request.source(),
-                        config.psp().stuckAfter(),
                         key,
-                        hash)
+                        hash))
                 .flatMap(payment -> payment != null
                         ? charge(merchant, key, payment, request, traceHeaders)
                         : idempotency.existing(pool, merchant.id(), key, hash).flatMap(claim -> {
@@ -86,11 +102,15 @@ public class CaptureService {
                     if (failure != null && PspGateway.neverSent(failure)) {
                         return release(merchant, key, payment.id(), failure);
                     }
-                    PaymentOutcome outcome = outcomeOf(payment.id(), result, failure);
-                    return outcomes.record(pool, payment, outcome, traceHeaders).map(recorded -> {
-                        metrics.capture(outcomeTag(recorded.payment().status()));
-                        return outcomes.render(recorded.payment());
-                    });
+                    PreparedOutcome prepared =
+                            outcomes.prepare(payment, outcomeOf(payment.id(), result, failure), traceHeaders);
+                    return recordedOutcomes
+                            .submit(prepared.row())
+                            .flatMap(moved -> outcomes.settle(pool, prepared, moved))
+                            .map(recorded -> {
+                                metrics.capture(outcomeTag(recorded.payment().status()));
+                                return outcomes.render(recorded.payment());
+                            });
                 });
     }
 

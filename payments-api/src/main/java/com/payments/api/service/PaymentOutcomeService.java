@@ -7,6 +7,7 @@ import com.payments.api.PaymentView;
 import com.payments.api.repository.OperationsRepository;
 import com.payments.api.repository.OutboxRow;
 import com.payments.api.repository.PaymentRepository;
+import com.payments.api.repository.PaymentRepository.OutcomeRow;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentCaptured;
 import com.payments.contracts.events.PaymentEvent;
@@ -20,7 +21,7 @@ import java.util.Map;
 /**
  * Records a PSP outcome for a payment: the guarded state change, the capture's ledger entries, the
  * PaymentCaptured/PaymentFailed outbox row and the completion of the payment's idempotency key, all in one
- * statement ({@link PaymentRepository#recordOutcome}). The capture path, the resolver of UNKNOWN/stuck payments and
+ * statement ({@link PaymentRepository#recordOutcomes}). The capture path, the resolver of UNKNOWN/stuck payments and
  * the webhook handler all go through here.
  */
 @ApplicationScoped
@@ -69,34 +70,51 @@ public class PaymentOutcomeService {
                                 outcome.actor() + ": " + recorded.payment().status()));
     }
 
+    /** An outcome ready to be written: the statement's row, and the payment as it leaves it if it applies. */
+    public record PreparedOutcome(OutcomeRow row, Payment after) {}
+
     /**
-     * Records an outcome for {@code before}, the payment as the caller last saw it (the capture path: as it
-     * inserted it). The answer and the event are rendered from the payment the guarded change produces; when the
-     * change does not apply (another path recorded an outcome first) the key is completed with what is there.
+     * Records an outcome for {@code before}, the payment as the caller last saw it (the resolver and the webhook
+     * handler: as they locked it). See {@link #prepare} and {@link #settle}.
      */
     public Uni<Recorded> record(
             SqlClient conn, Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
-        Payment after = applied(before, outcome);
-        ApiResponse response = render(after);
-        return payments.recordOutcome(
-                        conn,
-                        outcome.paymentId(),
-                        outcome.status(),
-                        outcome.pspReference(),
-                        outcome.declineCode(),
-                        outcome.lastError(),
-                        outcome.actor(),
-                        eventOf(after, traceHeaders),
-                        response.status(),
-                        response.body())
-                .flatMap(moved -> moved
-                        ? Uni.createFrom().item(new Recorded(after, true))
-                        : payments.findAnyMerchant(conn, outcome.paymentId())
-                                .flatMap(current ->
-                                        completeKey(conn, current).replaceWith(new Recorded(current, false))));
+        PreparedOutcome prepared = prepare(before, outcome, traceHeaders);
+        return payments.recordOutcomes(conn, outcome.actor(), List.of(prepared.row()))
+                .flatMap(moved -> settle(conn, prepared, moved.get(0)));
     }
 
-    /** The payment as the guarded change leaves it: the columns the UPDATE of recordOutcome sets. */
+    /**
+     * The row that records {@code outcome} for {@code before}: the answer and the event are rendered from the
+     * payment the guarded change produces.
+     */
+    public PreparedOutcome prepare(Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+        Payment after = applied(before, outcome);
+        ApiResponse response = render(after);
+        OutcomeRow row = new OutcomeRow(
+                outcome.paymentId(),
+                outcome.status(),
+                outcome.pspReference(),
+                outcome.declineCode(),
+                outcome.lastError(),
+                eventOf(after, traceHeaders),
+                response.status(),
+                response.body());
+        return new PreparedOutcome(row, after);
+    }
+
+    /**
+     * The payment once the row was written: as the change left it, or, when the change did not apply (another path
+     * recorded an outcome first), as it is, with the key completed with what is there.
+     */
+    public Uni<Recorded> settle(SqlClient conn, PreparedOutcome prepared, boolean moved) {
+        return moved
+                ? Uni.createFrom().item(new Recorded(prepared.after(), true))
+                : payments.findAnyMerchant(conn, prepared.row().paymentId())
+                        .flatMap(current -> completeKey(conn, current).replaceWith(new Recorded(current, false)));
+    }
+
+    /** The payment as the guarded change leaves it: the columns the UPDATE of recordOutcomes sets. */
     private static Payment applied(Payment p, PaymentOutcome outcome) {
         return new Payment(
                 p.id(),

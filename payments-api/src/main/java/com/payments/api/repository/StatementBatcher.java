@@ -1,0 +1,139 @@
+package com.payments.api.repository;
+
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.IntConsumer;
+
+/**
+ * Runs one SQL statement for many callers at once. While {@code maxInFlight} statements run, new calls wait in a
+ * queue, and the next statement takes all of them (up to {@code maxBatchSize}). A call that finds a free slot runs
+ * at once, alone: batches form only under load, and add no wait of their own. PostgreSQL spends far less per row on
+ * one statement of several rows than on one statement per row (docs/benchmarks.md).
+ *
+ * <p>The statement gets the inputs in call order and answers one output per input, in the same order. It must be a
+ * single autocommit statement: when PostgreSQL rejects it (a {@link PgException}), none of it happened, and each call
+ * of the batch is run again alone, so one bad row fails only its own call. Any other failure (a connection lost,
+ * when the statement may have committed) fails every call of the batch, as it would fail a call run alone.
+ *
+ * <p>Each caller gets its answer on its own Vert.x context, not on the one that happened to run the batch.
+ */
+public final class StatementBatcher<I, O> {
+    private record Call<I, O>(I input, UniEmitter<? super O> emitter, Context context) {}
+
+    private final Function<List<I>, Uni<List<O>>> statement;
+    private final int maxBatchSize;
+    private final int maxInFlight;
+    private final IntConsumer batchSizes;
+    private final Queue<Call<I, O>> waiting = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    /** @param batchSizes told the size of every statement run (a metric) */
+    public StatementBatcher(
+            Function<List<I>, Uni<List<O>>> statement, int maxBatchSize, int maxInFlight, IntConsumer batchSizes) {
+        if (maxBatchSize < 1 || maxInFlight < 1) {
+            throw new IllegalArgumentException("maxBatchSize and maxInFlight must be at least 1");
+        }
+        this.statement = statement;
+        this.maxBatchSize = maxBatchSize;
+        this.maxInFlight = maxInFlight;
+        this.batchSizes = batchSizes;
+    }
+
+    public Uni<O> submit(I input) {
+        return Uni.createFrom().emitter(emitter -> {
+            waiting.add(new Call<>(input, emitter, Vertx.currentContext()));
+            drain();
+        });
+    }
+
+    /** Starts statements while slots are free and calls wait. A call added after its check is seen by the finisher. */
+    private void drain() {
+        while (!waiting.isEmpty()) {
+            int running = inFlight.get();
+            if (running >= maxInFlight) {
+                return;
+            }
+            if (!inFlight.compareAndSet(running, running + 1)) {
+                continue;
+            }
+            List<Call<I, O>> batch = new ArrayList<>();
+            for (Call<I, O> call; batch.size() < maxBatchSize && (call = waiting.poll()) != null; ) {
+                batch.add(call);
+            }
+            if (batch.isEmpty()) {
+                inFlight.decrementAndGet();
+                continue;
+            }
+            run(batch).subscribe().with(done -> finished(), failure -> finished());
+        }
+    }
+
+    private void finished() {
+        inFlight.decrementAndGet();
+        drain();
+    }
+
+    /** Runs the batch and answers its calls; never fails. */
+    private Uni<Void> run(List<Call<I, O>> batch) {
+        return execute(batch)
+                .onFailure(PgException.class)
+                .recoverWithUni(rejected -> batch.size() == 1
+                        ? failAll(batch, rejected)
+                        : Multi.createFrom()
+                                .iterable(batch)
+                                .onItem()
+                                .transformToUniAndConcatenate(call -> execute(List.of(call))
+                                        .onFailure()
+                                        .recoverWithUni(failure -> failAll(List.of(call), failure)))
+                                .collect()
+                                .last())
+                .onFailure()
+                .recoverWithUni(failure -> failAll(batch, failure));
+    }
+
+    /** One statement for the batch; its calls answered on success; the failure passed on otherwise. */
+    private Uni<Void> execute(List<Call<I, O>> batch) {
+        batchSizes.accept(batch.size());
+        List<I> inputs = batch.stream().map(Call::input).toList();
+        return Uni.createFrom()
+                .deferred(() -> statement.apply(inputs))
+                .invoke(outputs -> {
+                    if (outputs.size() != batch.size()) {
+                        throw new IllegalStateException(
+                                "statement answered " + outputs.size() + " rows for " + batch.size() + " inputs");
+                    }
+                    for (int i = 0; i < batch.size(); i++) {
+                        Call<I, O> call = batch.get(i);
+                        O output = outputs.get(i);
+                        answer(call, () -> call.emitter().complete(output));
+                    }
+                })
+                .replaceWithVoid();
+    }
+
+    private Uni<Void> failAll(List<Call<I, O>> calls, Throwable failure) {
+        for (Call<I, O> call : calls) {
+            answer(call, () -> call.emitter().fail(failure));
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    private static void answer(Call<?, ?> call, Runnable emit) {
+        Context context = call.context();
+        if (context == null || context == Vertx.currentContext()) {
+            emit.run();
+        } else {
+            context.runOnContext(ignored -> emit.run());
+        }
+    }
+}
