@@ -90,7 +90,9 @@ completed AS (
 SELECT id FROM moved;
 SQL
 
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); PostgreSQL alone (pgbench, prepared)"
+# as payments-api plans them (application.properties)
+export PGOPTIONS="-c plan_cache_mode=force_generic_plan"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); PostgreSQL alone (pgbench, prepared, generic plans)"
 for b in $BATCHES; do
   sed "s/@BATCH@/$b/g" "$LOGDIR/capture.sql.in" >"$LOGDIR/capture.sql"
   for c in $CLIENTS; do
