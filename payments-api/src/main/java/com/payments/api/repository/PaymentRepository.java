@@ -58,7 +58,7 @@ public class PaymentRepository {
      * Claims each payment's Idempotency-Key and inserts the payment PROCESSING, for all of them in one statement
      * (so one atomic round trip): a key's {@code INSERT ... ON CONFLICT DO NOTHING} waits for a concurrent claim of
      * the same key to end and then does nothing, and so does that payment's insert; of two payments with one key in
-     * the same list, the first claims it. Keys are claimed in (merchant, key) order, so two such statements never
+     * the same list, one claims it. Keys are claimed in (merchant, key) order, so two such statements never
      * wait on each other's keys crosswise. {@code next_attempt_at} tells the resolver when to treat the payment as
      * stuck (the process died before the outcome).
      *
