@@ -103,10 +103,11 @@ public final class StatementBatcher<I, O> {
 
     /** One statement for the batch; its calls answered on success; the failure passed on otherwise. */
     private Uni<Void> execute(List<Call<I, O>> batch) {
-        batchSizes.accept(batch.size());
-        List<I> inputs = batch.stream().map(Call::input).toList();
         return Uni.createFrom()
-                .deferred(() -> statement.apply(inputs))
+                .deferred(() -> {
+                    batchSizes.accept(batch.size());
+                    return statement.apply(batch.stream().map(Call::input).toList());
+                })
                 .invoke(outputs -> {
                     if (outputs.size() != batch.size()) {
                         throw new IllegalStateException(
