@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /** SQL on payments (and the refunds read with them). Every merchant-facing query is scoped by merchant. */
 @ApplicationScoped
@@ -68,16 +70,14 @@ public class PaymentRepository {
             SqlClient client, Duration stuckAfter, List<NewPayment> newPayments) {
         return client.preparedQuery(INSERT_PROCESSING)
                 .execute(Tuple.from(List.of(
-                        newPayments.stream().map(NewPayment::id).toArray(UUID[]::new),
-                        newPayments.stream().map(NewPayment::merchantId).toArray(UUID[]::new),
-                        newPayments.stream().map(NewPayment::orderId).toArray(String[]::new),
-                        newPayments.stream().map(NewPayment::amount).toArray(Long[]::new),
-                        newPayments.stream().map(NewPayment::currency).toArray(String[]::new),
-                        newPayments.stream().map(NewPayment::source).toArray(String[]::new),
-                        newPayments.stream().map(NewPayment::idempotencyKey).toArray(String[]::new),
-                        newPayments.stream()
-                                .map(p -> Buffer.buffer(p.requestHash()))
-                                .toArray(Buffer[]::new),
+                        column(newPayments, NewPayment::id, UUID[]::new),
+                        column(newPayments, NewPayment::merchantId, UUID[]::new),
+                        column(newPayments, NewPayment::orderId, String[]::new),
+                        column(newPayments, NewPayment::amount, Long[]::new),
+                        column(newPayments, NewPayment::currency, String[]::new),
+                        column(newPayments, NewPayment::source, String[]::new),
+                        column(newPayments, NewPayment::idempotencyKey, String[]::new),
+                        column(newPayments, p -> Buffer.buffer(p.requestHash()), Buffer[]::new),
                         (double) stuckAfter.toSeconds())))
                 .map(rows -> {
                     Map<UUID, Payment> inserted = new HashMap<>();
@@ -154,31 +154,19 @@ public class PaymentRepository {
     public Uni<List<Boolean>> recordOutcomes(SqlClient client, String actor, List<OutcomeRow> outcomes) {
         return client.preparedQuery(RECORD_OUTCOME)
                 .execute(Tuple.from(Arrays.asList(
-                        outcomes.stream().map(OutcomeRow::paymentId).toArray(UUID[]::new),
-                        outcomes.stream().map(o -> o.status().name()).toArray(String[]::new),
-                        outcomes.stream().map(OutcomeRow::pspReference).toArray(String[]::new),
-                        outcomes.stream().map(OutcomeRow::declineCode).toArray(String[]::new),
-                        outcomes.stream().map(OutcomeRow::lastError).toArray(String[]::new),
-                        outcomes.stream().map(o -> allowedSources(o.status())).toArray(String[]::new),
-                        outcomes.stream()
-                                .map(o -> o.event() == null ? null : o.event().eventId())
-                                .toArray(UUID[]::new),
-                        outcomes.stream()
-                                .map(o -> o.event() == null ? null : o.event().eventType())
-                                .toArray(String[]::new),
-                        outcomes.stream()
-                                .map(o -> o.event() == null ? null : o.event().topic())
-                                .toArray(String[]::new),
-                        outcomes.stream()
-                                .map(o -> o.event() == null ? null : o.event().payloadJson())
-                                .toArray(String[]::new),
-                        outcomes.stream()
-                                .map(o -> o.event() == null ? null : o.event().headersJson())
-                                .toArray(String[]::new),
-                        outcomes.stream().map(OutcomeRow::responseStatus).toArray(Integer[]::new),
-                        outcomes.stream()
-                                .map(o -> Buffer.buffer(o.responseBody()))
-                                .toArray(Buffer[]::new),
+                        column(outcomes, OutcomeRow::paymentId, UUID[]::new),
+                        column(outcomes, o -> o.status().name(), String[]::new),
+                        column(outcomes, OutcomeRow::pspReference, String[]::new),
+                        column(outcomes, OutcomeRow::declineCode, String[]::new),
+                        column(outcomes, OutcomeRow::lastError, String[]::new),
+                        column(outcomes, o -> allowedSources(o.status()), String[]::new),
+                        eventColumn(outcomes, OutboxRow::eventId, UUID[]::new),
+                        eventColumn(outcomes, OutboxRow::eventType, String[]::new),
+                        eventColumn(outcomes, OutboxRow::topic, String[]::new),
+                        eventColumn(outcomes, OutboxRow::payloadJson, String[]::new),
+                        eventColumn(outcomes, OutboxRow::headersJson, String[]::new),
+                        column(outcomes, OutcomeRow::responseStatus, Integer[]::new),
+                        column(outcomes, o -> Buffer.buffer(o.responseBody()), Buffer[]::new),
                         actor)))
                 .map(rows -> {
                     Set<UUID> moved = new HashSet<>();
@@ -187,6 +175,16 @@ public class PaymentRepository {
                             .map(o -> moved.contains(o.paymentId()))
                             .toList();
                 });
+    }
+
+    /** One array parameter of a statement that takes its rows as arrays: {@code field} of every row, in order. */
+    private static <R, T> T[] column(List<R> rows, Function<R, T> field, IntFunction<T[]> array) {
+        return rows.stream().map(field).toArray(array);
+    }
+
+    /** An outbox column of every outcome; null for an outcome without an event. */
+    private static <T> T[] eventColumn(List<OutcomeRow> rows, Function<OutboxRow, T> field, IntFunction<T[]> array) {
+        return column(rows, o -> o.event() == null ? null : field.apply(o.event()), array);
     }
 
     /** The states a payment may move to {@code target} from, comma-separated (the SQL splits them). */
