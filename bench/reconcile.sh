@@ -17,7 +17,7 @@ LINES=${LINES:-1000000}
 DATE=${DATE:-2030-01-01}
 SEED=${SEED:-1}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
-PORT=${PORT:-55439}
+PORT=${PORT:-25439} # below the ephemeral port range, as in .ci/run
 JAVA_OPTS=${JAVA_OPTS:--Xmx512m}
 WORK=$(mktemp -d /tmp/recon-bench.XXXXXX)
 chmod 755 "$WORK"
