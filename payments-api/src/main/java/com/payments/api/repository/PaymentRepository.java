@@ -13,6 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -159,7 +160,7 @@ public class PaymentRepository {
                         column(outcomes, OutcomeRow::pspReference, String[]::new),
                         column(outcomes, OutcomeRow::declineCode, String[]::new),
                         column(outcomes, OutcomeRow::lastError, String[]::new),
-                        column(outcomes, o -> allowedSources(o.status()), String[]::new),
+                        column(outcomes, o -> ALLOWED_FROM.get(o.status()), String[]::new),
                         eventColumn(outcomes, OutboxRow::eventId, UUID[]::new),
                         eventColumn(outcomes, OutboxRow::eventType, String[]::new),
                         eventColumn(outcomes, OutboxRow::topic, String[]::new),
@@ -187,9 +188,17 @@ public class PaymentRepository {
         return column(rows, o -> o.event() == null ? null : field.apply(o.event()), array);
     }
 
-    /** The states a payment may move to {@code target} from, comma-separated (the SQL splits them). */
-    private static String allowedSources(PaymentStatus target) {
-        return String.join(",", target.allowedSources().stream().map(Enum::name).toList());
+    /** For each target, the states a payment may move to it from, comma-separated (the SQL splits them). */
+    private static final Map<PaymentStatus, String> ALLOWED_FROM = new EnumMap<>(PaymentStatus.class);
+
+    static {
+        for (PaymentStatus target : PaymentStatus.values()) {
+            ALLOWED_FROM.put(
+                    target,
+                    String.join(
+                            ",",
+                            target.allowedSources().stream().map(Enum::name).toList()));
+        }
     }
 
     public Uni<Payment> find(SqlClient client, UUID merchantId, UUID id) {
