@@ -121,7 +121,8 @@ final class Hostile {
             BAD_AMOUNT.filter(v -> !v.startsWith("\"")).map(v -> "{\"name\":" + v + "}"),
             Arbitraries.integers().between(0, 300).map(n -> "{\"name\":\"" + " ".repeat(n) + "\"}"),
             Arbitraries.strings().all().ofMinLength(201).ofMaxLength(2000).map(n -> "{\"name\":" + json(n) + "}"),
-            BAD_AMOUNT.map(v -> "{\"name\":\"m\",\"rateLimitPerSecond\":" + v + "}"),
+            // An explicit null is the optional field left out (the default rate), so it is no bad rate.
+            BAD_AMOUNT.filter(v -> !v.equals("null")).map(v -> "{\"name\":\"m\",\"rateLimitPerSecond\":" + v + "}"),
             Arbitraries.of("", "null", "[]", "{}", "{\"name\":\"m\",\"x\":1}", "{\"name\":\"m\"", "{\"name\":null}"),
             UNICODE);
 

@@ -168,6 +168,23 @@ class MerchantTest {
     }
 
     @Test
+    void aNullRateLimitIsTheDefaultRate() {
+        for (String body : List.of("{\"name\":\"Null rate\",\"rateLimitPerSecond\":null}", "{\"name\":\"No rate\"}")) {
+            Response created = given().header("Authorization", "Bearer " + ADMIN)
+                    .contentType("application/json")
+                    .body(body)
+                    .post("/v1/admin/merchants");
+            created.then().statusCode(201);
+            assertThat(count(
+                            pool,
+                            "SELECT rate_limit_per_second FROM merchants WHERE id = $1",
+                            UUID.fromString(created.path("merchantId"))))
+                    .as(body)
+                    .isEqualTo(100);
+        }
+    }
+
+    @Test
     void overItsRateAMerchantGets429WithRetryAfterAndNothingStored() throws Exception {
         String apiKey = given().header("Authorization", "Bearer " + ADMIN)
                 .contentType("application/json")
