@@ -24,8 +24,6 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgException;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -35,11 +33,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,9 +58,6 @@ class CaptureBatchingTest {
     @ConfigProperty(name = "psp.url")
     String pspUrl;
 
-    @ConfigProperty(name = "quarkus.http.test-port")
-    int port;
-
     @BeforeEach
     void warmUp() {
         TestSupport.warmUp(pspUrl, breakers);
@@ -77,10 +67,6 @@ class CaptureBatchingTest {
     void concurrentCapturesShareStatementsAndEachGetsItsOwnOutcome() throws Exception {
         double claimsBefore = rowsPerStatementOverOne("claim");
         double outcomesBefore = rowsPerStatementOverOne("outcome");
-        HttpClient client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .build();
         int n = 60;
         List<String> orderIds = new ArrayList<>();
         List<HttpRequest> requests = new ArrayList<>();
@@ -89,62 +75,41 @@ class CaptureBatchingTest {
             orderIds.add(orderId);
             // every third one declined: captures and declines end up in the same statements
             String source = i % 3 == 0 ? "tok_chargeDeclined" : "tok_visa";
-            requests.add(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v1/payments"))
-                    .header("Authorization", "Bearer " + KEY_A)
-                    .header("Idempotency-Key", unique("batch-key"))
-                    .header("Content-Type", "application/json")
-                    .timeout(Duration.ofSeconds(30))
-                    .POST(HttpRequest.BodyPublishers.ofString(body(orderId, 1000 + i, "EUR", source)))
-                    .build());
+            requests.add(TestSupport.merchantPost(
+                    "/v1/payments", KEY_A, unique("batch-key"), body(orderId, 1000 + i, "EUR", source)));
         }
-        CountDownLatch ready = new CountDownLatch(n);
-        CountDownLatch go = new CountDownLatch(1);
-        ExecutorService threads = Executors.newFixedThreadPool(n);
-        List<Future<HttpResponse<String>>> futures = new ArrayList<>();
-        try {
-            for (HttpRequest request : requests) {
-                futures.add(threads.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    return client.send(request, HttpResponse.BodyHandlers.ofString());
-                }));
-            }
-            ready.await();
-            go.countDown();
-            for (int i = 0; i < n; i++) {
-                HttpResponse<String> response = futures.get(i).get(30, TimeUnit.SECONDS);
-                boolean declined = i % 3 == 0;
-                assertThat(response.statusCode()).isEqualTo(declined ? 402 : 201);
-                JsonObject payment = new JsonObject(response.body());
-                assertThat(payment.getString("orderId")).isEqualTo(orderIds.get(i));
-                assertThat(payment.getLong("amount")).isEqualTo(1000L + i);
-                assertThat(payment.getString("status")).isEqualTo(declined ? "FAILED" : "CAPTURED");
+        List<HttpResponse<String>> responses = TestSupport.concurrently(requests);
+        for (int i = 0; i < n; i++) {
+            HttpResponse<String> response = responses.get(i);
+            boolean declined = i % 3 == 0;
+            assertThat(response.statusCode()).isEqualTo(declined ? 402 : 201);
+            JsonObject payment = new JsonObject(response.body());
+            assertThat(payment.getString("orderId")).isEqualTo(orderIds.get(i));
+            assertThat(payment.getLong("amount")).isEqualTo(1000L + i);
+            assertThat(payment.getString("status")).isEqualTo(declined ? "FAILED" : "CAPTURED");
 
-                Row stored = pool.preparedQuery(
-                                """
+            Row stored = pool.preparedQuery(
+                            """
                                 SELECT p.status, p.amount, k.status AS key_status, k.response_status, k.response_body,
                                        (SELECT count(*) FROM ledger_transactions WHERE reference = p.id::text) AS ledger,
                                        (SELECT count(*) FROM outbox WHERE key = p.id::text) AS events
                                   FROM payments p JOIN idempotency_keys k ON k.resource_id = p.id
                                  WHERE p.order_id = $1""")
-                        .execute(Tuple.of(orderIds.get(i)))
-                        .await()
-                        .indefinitely()
-                        .iterator()
-                        .next();
-                assertThat(stored.getString("status")).isEqualTo(payment.getString("status"));
-                assertThat(stored.getLong("amount")).isEqualTo(1000L + i);
-                assertThat(stored.getString("key_status")).isEqualTo("COMPLETED");
-                assertThat(stored.getInteger("response_status")).isEqualTo(response.statusCode());
-                assertThat(new String(stored.getBuffer("response_body").getBytes(), StandardCharsets.UTF_8))
-                        .isEqualTo(response.body());
-                assertThat(stored.getLong("ledger")).isEqualTo(declined ? 0 : 1);
-                assertThat(stored.getLong("events")).isEqualTo(1);
-                assertThat(count(pool, "SELECT count(*) FROM payments WHERE order_id = $1", orderIds.get(i)))
-                        .isEqualTo(1);
-            }
-        } finally {
-            threads.shutdownNow();
+                    .execute(Tuple.of(orderIds.get(i)))
+                    .await()
+                    .indefinitely()
+                    .iterator()
+                    .next();
+            assertThat(stored.getString("status")).isEqualTo(payment.getString("status"));
+            assertThat(stored.getLong("amount")).isEqualTo(1000L + i);
+            assertThat(stored.getString("key_status")).isEqualTo("COMPLETED");
+            assertThat(stored.getInteger("response_status")).isEqualTo(response.statusCode());
+            assertThat(new String(stored.getBuffer("response_body").getBytes(), StandardCharsets.UTF_8))
+                    .isEqualTo(response.body());
+            assertThat(stored.getLong("ledger")).isEqualTo(declined ? 0 : 1);
+            assertThat(stored.getLong("events")).isEqualTo(1);
+            assertThat(count(pool, "SELECT count(*) FROM payments WHERE order_id = $1", orderIds.get(i)))
+                    .isEqualTo(1);
         }
         // some statement carried more than one capture, or this test proved nothing about batching
         assertThat(rowsPerStatementOverOne("claim") + rowsPerStatementOverOne("outcome"))

@@ -19,19 +19,11 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,9 +47,6 @@ class CaptureTest {
 
     @ConfigProperty(name = "psp.url")
     String pspUrl;
-
-    @ConfigProperty(name = "quarkus.http.test-port")
-    int port;
 
     @Test
     void capturesWithLedgerOutboxAndCompletedKey() {
@@ -133,65 +122,34 @@ class CaptureTest {
         String key = unique("concurrent");
         String orderId = unique("order");
         String json = body(orderId, 4200, "EUR", "tok_visa");
-        HttpClient client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v1/payments"))
-                .header("Authorization", "Bearer " + KEY_A)
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(json))
-                .build();
-        int n = 100;
-        CountDownLatch ready = new CountDownLatch(n);
-        CountDownLatch go = new CountDownLatch(1);
-        ExecutorService threads = Executors.newFixedThreadPool(n);
-        List<Future<HttpResponse<String>>> futures = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) {
-                futures.add(threads.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    return client.send(request, HttpResponse.BodyHandlers.ofString());
-                }));
-            }
-            ready.await();
-            go.countDown();
-            List<HttpResponse<String>> responses = new ArrayList<>();
-            for (Future<HttpResponse<String>> f : futures) {
-                responses.add(f.get());
-            }
-            List<Integer> statuses =
-                    responses.stream().map(HttpResponse::statusCode).toList();
-            assertThat(statuses).allMatch(s -> s == 201 || s == 409);
-            List<String> created = responses.stream()
-                    .filter(r -> r.statusCode() == 201)
-                    .map(HttpResponse::body)
-                    .distinct()
-                    .toList();
-            assertThat(created).hasSize(1);
-            assertThat(statuses).contains(201);
-            responses.stream().filter(r -> r.statusCode() == 409).forEach(r -> assertThat(
-                            r.headers().firstValue("Retry-After"))
-                    .isPresent());
+        List<HttpResponse<String>> responses = TestSupport.concurrently(
+                Collections.nCopies(100, TestSupport.merchantPost("/v1/payments", KEY_A, key, json)));
+        List<Integer> statuses =
+                responses.stream().map(HttpResponse::statusCode).toList();
+        assertThat(statuses).allMatch(s -> s == 201 || s == 409);
+        List<String> created = responses.stream()
+                .filter(r -> r.statusCode() == 201)
+                .map(HttpResponse::body)
+                .distinct()
+                .toList();
+        assertThat(created).hasSize(1);
+        assertThat(statuses).contains(201);
+        responses.stream()
+                .filter(r -> r.statusCode() == 409)
+                .forEach(r -> assertThat(r.headers().firstValue("Retry-After")).isPresent());
 
-            UUID id = UUID.fromString(new JsonObject(created.get(0)).getString("id"));
-            assertThat(count(pool, "SELECT count(*) FROM payments WHERE order_id = $1", orderId))
-                    .isEqualTo(1);
-            assertThat(count(pool, "SELECT count(*) FROM idempotency_keys WHERE key = $1", key))
-                    .isEqualTo(1);
-            assertThat(count(pool, "SELECT count(*) FROM ledger_transactions WHERE reference = $1", id.toString()))
-                    .isEqualTo(1);
-            assertThat(count(pool, "SELECT count(*) FROM outbox WHERE key = $1", id.toString()))
-                    .isEqualTo(1);
-            Response counters = TestSupport.pspCounters(pspUrl, id);
-            assertThat(counters.<Integer>path("chargeRequests")).isEqualTo(1);
-            assertThat(counters.<Integer>path("chargeMovements")).isEqualTo(1);
-        } finally {
-            threads.shutdownNow();
-        }
+        UUID id = UUID.fromString(new JsonObject(created.get(0)).getString("id"));
+        assertThat(count(pool, "SELECT count(*) FROM payments WHERE order_id = $1", orderId))
+                .isEqualTo(1);
+        assertThat(count(pool, "SELECT count(*) FROM idempotency_keys WHERE key = $1", key))
+                .isEqualTo(1);
+        assertThat(count(pool, "SELECT count(*) FROM ledger_transactions WHERE reference = $1", id.toString()))
+                .isEqualTo(1);
+        assertThat(count(pool, "SELECT count(*) FROM outbox WHERE key = $1", id.toString()))
+                .isEqualTo(1);
+        Response counters = TestSupport.pspCounters(pspUrl, id);
+        assertThat(counters.<Integer>path("chargeRequests")).isEqualTo(1);
+        assertThat(counters.<Integer>path("chargeMovements")).isEqualTo(1);
     }
 
     @Test

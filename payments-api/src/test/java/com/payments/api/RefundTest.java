@@ -4,8 +4,10 @@ import static com.payments.api.TestSupport.KEY_A;
 import static com.payments.api.TestSupport.KEY_B;
 import static com.payments.api.TestSupport.body;
 import static com.payments.api.TestSupport.capture;
+import static com.payments.api.TestSupport.concurrently;
 import static com.payments.api.TestSupport.count;
 import static com.payments.api.TestSupport.merchant;
+import static com.payments.api.TestSupport.merchantPost;
 import static com.payments.api.TestSupport.rowCounts;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,20 +25,13 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,9 +51,6 @@ class RefundTest {
 
     @ConfigProperty(name = "psp.url")
     String pspUrl;
-
-    @ConfigProperty(name = "quarkus.http.test-port")
-    int port;
 
     @BeforeEach
     void warmUp() {
@@ -378,45 +370,8 @@ class RefundTest {
                 .post("/v1/payments/" + paymentId + "/refunds");
     }
 
-    private HttpRequest refundRequest(String apiKey, UUID paymentId, String key, String json) {
-        return HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/v1/payments/" + paymentId + "/refunds"))
-                .header("Authorization", "Bearer " + apiKey)
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(60))
-                .POST(HttpRequest.BodyPublishers.ofString(json))
-                .build();
-    }
-
-    /** Sends all requests at once: one thread each, released together by a latch. */
-    private static List<HttpResponse<String>> concurrently(List<HttpRequest> requests) throws Exception {
-        HttpClient client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10))
-                .build();
-        int n = requests.size();
-        CountDownLatch ready = new CountDownLatch(n);
-        CountDownLatch go = new CountDownLatch(1);
-        ExecutorService threads = Executors.newFixedThreadPool(n);
-        try {
-            List<Future<HttpResponse<String>>> futures = new ArrayList<>();
-            for (HttpRequest request : requests) {
-                futures.add(threads.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    return client.send(request, HttpResponse.BodyHandlers.ofString());
-                }));
-            }
-            ready.await();
-            go.countDown();
-            List<HttpResponse<String>> responses = new ArrayList<>();
-            for (Future<HttpResponse<String>> f : futures) {
-                responses.add(f.get());
-            }
-            return responses;
-        } finally {
-            threads.shutdownNow();
-        }
+    private static HttpRequest refundRequest(String apiKey, UUID paymentId, String key, String json) {
+        return merchantPost("/v1/payments/" + paymentId + "/refunds", apiKey, key, json);
     }
 
     private long refundedAmount(UUID paymentId) {

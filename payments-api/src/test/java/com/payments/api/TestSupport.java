@@ -9,10 +9,20 @@ import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** Calls and database checks shared by the tests (test thread: blocking on the pool is fine here). */
 final class TestSupport {
@@ -76,6 +86,48 @@ final class TestSupport {
                 .contentType(ContentType.JSON)
                 .body(body)
                 .post("/v1/payments");
+    }
+
+    /** A merchant's POST of a JSON body with an Idempotency-Key to the service under test, for {@link #concurrently}. */
+    static HttpRequest merchantPost(String path, String apiKey, String idempotencyKey, String json) {
+        return HttpRequest.newBuilder(URI.create("http://localhost:" + io.restassured.RestAssured.port + path))
+                .header("Authorization", "Bearer " + apiKey)
+                .header("Idempotency-Key", idempotencyKey)
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
+    }
+
+    /** Sends all requests at once: one thread each, released together by a latch; the answers in request order. */
+    static List<HttpResponse<String>> concurrently(List<HttpRequest> requests) throws Exception {
+        HttpClient client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build();
+        int n = requests.size();
+        CountDownLatch ready = new CountDownLatch(n);
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(n);
+        try {
+            List<Future<HttpResponse<String>>> futures = new ArrayList<>();
+            for (HttpRequest request : requests) {
+                futures.add(threads.submit(() -> {
+                    ready.countDown();
+                    go.await();
+                    return client.send(request, HttpResponse.BodyHandlers.ofString());
+                }));
+            }
+            ready.await();
+            go.countDown();
+            List<HttpResponse<String>> responses = new ArrayList<>();
+            for (Future<HttpResponse<String>> f : futures) {
+                responses.add(f.get());
+            }
+            return responses;
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     static String unique(String prefix) {

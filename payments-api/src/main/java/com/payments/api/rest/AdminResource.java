@@ -46,10 +46,7 @@ public class AdminResource {
     public Uni<RestResponse<IssuedKey>> create(@RestHeader("Authorization") String authorization, byte[] body) {
         operators.check(authorization);
         ObjectNode json = JsonBodies.parseObject(body, 4096, MERCHANT_FIELDS);
-        String name = JsonBodies.text(json, "name", true, "invalid_name");
-        if (name.isBlank() || name.length() > 200) {
-            throw ApiProblem.badRequest("invalid_name", "name must be 1-200 characters");
-        }
+        String name = JsonBodies.nonBlankText(json, "name", 200, "invalid_name");
         Long rate = JsonBodies.integer(json, "rateLimitPerSecond", 1, 1_000_000, false, "invalid_rate_limit");
         return admin.createMerchant(name, rate == null ? 100 : rate.intValue())
                 .map(key -> RestResponse.status(RestResponse.Status.CREATED, key));

@@ -103,10 +103,7 @@ public class OperationsResource {
         operators.check(authorization);
         long itemId = parseId(id);
         ObjectNode json = JsonBodies.parseObject(body, 4096, Set.of("resolution"));
-        String resolution = JsonBodies.text(json, "resolution", true, "invalid_resolution");
-        if (resolution.isBlank() || resolution.length() > MAX_RESOLUTION) {
-            throw ApiProblem.badRequest("invalid_resolution", "resolution must be 1-500 characters");
-        }
+        String resolution = JsonBodies.nonBlankText(json, "resolution", MAX_RESOLUTION, "invalid_resolution");
         return operations
                 .resolve(pool, itemId, resolution)
                 .flatMap(resolved -> resolved != null

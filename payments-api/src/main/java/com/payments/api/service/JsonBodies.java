@@ -95,6 +95,15 @@ public final class JsonBodies {
         return node.textValue();
     }
 
+    /** A required string field of 1 to {@code maxLength} characters that is not all whitespace. */
+    public static String nonBlankText(ObjectNode body, String field, int maxLength, String code) {
+        String value = text(body, field, true, code);
+        if (value.isBlank() || value.length() > maxLength) {
+            throw ApiProblem.badRequest(code, field + " must be 1-" + maxLength + " characters");
+        }
+        return value;
+    }
+
     /**
      * Canonical JSON of a tree: object keys sorted, no whitespace, numbers as written by Jackson. Two bodies that
      * differ only in key order or spacing get the same bytes.
