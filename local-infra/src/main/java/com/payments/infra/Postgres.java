@@ -4,10 +4,10 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.Properties;
 import java.util.UUID;
 import org.flywaydb.core.Flyway;
 import org.testcontainers.postgresql.PostgreSQLContainer;
@@ -60,7 +60,7 @@ public final class Postgres {
         Server server = server();
         String name = databaseName(prefix);
         String adminUrl = "jdbc:postgresql://" + server.host() + ":" + server.port() + "/postgres";
-        try (Connection connection = DriverManager.getConnection(adminUrl, server.user(), server.password());
+        try (Connection connection = connect(adminUrl, server);
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE DATABASE \"" + name + "\"");
         } catch (SQLException e) {
@@ -79,7 +79,7 @@ public final class Postgres {
     public static void createDatabaseIfMissing(String name) {
         Server server = server();
         String adminUrl = "jdbc:postgresql://" + server.host() + ":" + server.port() + "/postgres";
-        try (Connection connection = DriverManager.getConnection(adminUrl, server.user(), server.password());
+        try (Connection connection = connect(adminUrl, server);
                 Statement statement = connection.createStatement()) {
             var exists = statement.executeQuery(
                     "SELECT 1 FROM pg_database WHERE datname = '" + name.replace("'", "''") + "'");
@@ -89,6 +89,17 @@ public final class Postgres {
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot create database " + name + " on " + adminUrl, e);
         }
+    }
+
+    /**
+     * Through the driver itself, not {@code DriverManager}: a second Quarkus start in the same JVM (a test profile)
+     * loads this class in a new class loader, to which the driver that the first start registered is not visible.
+     */
+    private static Connection connect(String url, Server server) throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", server.user());
+        properties.setProperty("password", server.password());
+        return new org.postgresql.Driver().connect(url, properties);
     }
 
     static String databaseName(String prefix) {
