@@ -164,6 +164,79 @@ class RefundCommandConsumerTest {
         assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
     }
 
+    @Test
+    void commandForARefundLeasedByAnotherClaimIsLeftToTheLeaseHolderAndNotLost() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 7_000);
+        UUID refundId = fx.reserve(payment, 3_000);
+        UUID sentinel = fx.reserve(payment, 1_000);
+        // As the sync's claim leaves it: one attempt counted, leased while its holder calls the PSP (or has died).
+        fx.query(
+                "UPDATE refunds SET attempts = 1, next_attempt_at = now() + interval '1 hour' WHERE id = $1", refundId);
+
+        fx.publish(fx.command(payment, refundId, 3_000), fx.command(payment, sentinel, 1_000));
+
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(sentinel).equals("SUCCEEDED"));
+        Row leased = fx.refund(refundId);
+        assertThat(fx.pspRefundRequests(refundId))
+                .as("PSP refund requests while another claim holds the lease")
+                .isZero();
+        assertThat(leased.getString("status")).isEqualTo("PENDING");
+        assertThat(leased.getInteger("attempts")).isEqualTo(1);
+
+        // The holder never finishes: once its lease runs out the sync executes the refund, so the command is not lost.
+        fx.query("UPDATE refunds SET next_attempt_at = now() WHERE id = $1", refundId);
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(refundId).equals("SUCCEEDED"));
+        assertThat(fx.pspRefundRequests(refundId)).as("PSP refund requests").isEqualTo(1);
+        assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
+        assertThat(fx.count("SELECT count(*) FROM operations_queue WHERE subject_id = $1", refundId.toString()))
+                .isZero();
+    }
+
+    @Test
+    void commandOfAnotherMerchantGoesToTheDeadLetterTopicAndChangesNothing() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 5_000);
+        UUID otherMerchant = fx.capture("tok_visa", 100).merchantId();
+        UUID refundId = fx.reserve(payment, 2_000);
+        RefundRequested genuine = fx.command(payment, refundId, 2_000);
+        RefundRequested forged = new RefundRequested(
+                genuine.eventId(),
+                genuine.type(),
+                genuine.refundId(),
+                genuine.paymentId(),
+                otherMerchant,
+                genuine.amount(),
+                genuine.currency(),
+                genuine.pspChargeReference(),
+                genuine.occurredAt());
+        String before = refundRow(refundId);
+
+        try (KafkaConsumer<String, String> dlq = fx.deadLetterConsumer()) {
+            fx.publish(forged);
+
+            List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+            await().atMost(Fixtures.WAIT).until(() -> {
+                Fixtures.poll(dlq).stream()
+                        .filter(r -> r.value().contains(forged.eventId().toString()))
+                        .forEach(dead::add);
+                return !dead.isEmpty();
+            });
+            assertThat(reason(dead.get(0))).contains("merchantId");
+        }
+        assertThat(fx.pspRefundRequests(refundId)).as("PSP refund requests").isZero();
+        assertThat(refundRow(refundId)).isEqualTo(before);
+        assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(2_000);
+        assertThat(fx.count("SELECT count(*) FROM consumed_events WHERE event_id = $1", forged.eventId()))
+                .isZero();
+    }
+
+    /** The whole refund row, to compare before and after. */
+    private String refundRow(UUID refundId) {
+        return fx.one(
+                        "SELECT to_jsonb(r)::text FROM refunds r WHERE id = $1",
+                        io.vertx.mutiny.sqlclient.Tuple.of(refundId))
+                .getString(0);
+    }
+
     private static String reason(ConsumerRecord<String, String> record) {
         var header = record.headers().lastHeader("dead-letter-reason");
         assertThat(header).as("dead-letter-reason header").isNotNull();

@@ -33,8 +33,10 @@ public class RefundRepository {
     }
 
     /**
-     * Claims a PENDING refund for one PSP attempt: counts the attempt and hides it from the sync for {@code lease}.
-     * Returns the refund as claimed, or null when it is no longer PENDING.
+     * Claims a PENDING refund for one PSP attempt, unless another claim's lease (or a scheduled retry) holds it:
+     * counts the attempt and takes the lease ({@code next_attempt_at = now() + lease}) in one guarded statement, the
+     * same condition as {@link #claimDue}'s, so of a command and the sync only the first claim wins. Returns the refund
+     * as claimed, or null when it is leased, not yet due, or no longer PENDING.
      */
     public Uni<Refund> claim(SqlClient client, UUID refundId, Duration lease) {
         return client.preparedQuery(
@@ -43,6 +45,7 @@ public class RefundRepository {
                                              next_attempt_at = now() + interval '1 millisecond' * $2::bigint
                           FROM payments p
                          WHERE r.id = $1 AND r.status = 'PENDING' AND p.id = r.payment_id
+                           AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now())
                         RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
                                   p.psp_reference AS charge_reference""")
                 .execute(Tuple.of(refundId, lease.toMillis()))

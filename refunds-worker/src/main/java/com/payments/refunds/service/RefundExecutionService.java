@@ -68,8 +68,9 @@ public class RefundExecutionService {
 
     /**
      * Executes one {@code RefundRequested} command. Completes once the outcome is committed (including "still
-     * unknown, rescheduled for the sync"); fails with {@link InvalidCommandException} for a command that can never
-     * be executed, or with the database's error.
+     * unknown, rescheduled for the sync", and "another claim holds the lease": then the PSP is not called, and the
+     * lease holder or the sync finishes the refund); fails with {@link InvalidCommandException} for a command that
+     * can never be executed, or with the database's error.
      */
     public Uni<Void> execute(RefundRequested command) {
         String consumer = config.consumerName();
@@ -140,13 +141,24 @@ public class RefundExecutionService {
                 return consumed.record(conn, config.consumerName(), command.eventId())
                         .replaceWith((Refund) null);
             }
-            return refunds.claim(conn, found.id(), config.sync().lease());
+            return refunds.claim(conn, found.id(), config.sync().lease()).invoke(claimed -> {
+                if (claimed == null) {
+                    // Not recorded as consumed: the row, not this record, says what is left to do.
+                    Log.infof(
+                            "refund %s not claimed (another claim holds its lease, its retry is not due, or it just"
+                                    + " became final): command %s acknowledged, the pending-refund sync completes it",
+                            found.id(), command.eventId());
+                }
+            });
         });
     }
 
     private static String mismatch(RefundRequested command, Refund refund) {
         if (!refund.paymentId().equals(command.paymentId())) {
             return "paymentId";
+        }
+        if (!refund.merchantId().equals(command.merchantId())) {
+            return "merchantId";
         }
         if (refund.amount() != command.amount()) {
             return "amount";
