@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * The pool as configured, with the relay's keepalive settings ({@link RelayConfig#keepalive()}) on every connection,
- * as on the control connection: a dead publisher's pool sessions may hold row locks (a mark in flight) that the next
- * publisher's mark would wait for.
+ * as on the control connection, so that the pool sessions of a dead host end as soon as its lock session instead of
+ * occupying server connections for hours.
  */
 @Singleton
 public class RelayPoolCreator implements PgPoolCreator {
