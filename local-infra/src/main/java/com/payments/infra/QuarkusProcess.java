@@ -66,6 +66,11 @@ public final class QuarkusProcess implements AutoCloseable {
         return port;
     }
 
+    /** The operating system's process id (for signals such as SIGSTOP, see {@link DeadHost}). */
+    public long pid() {
+        return process.pid();
+    }
+
     /** The process's output (stdout and stderr). */
     public Path log() {
         return log;

@@ -90,6 +90,31 @@ final class RelayFixture {
         }
 
         @Override
+        public Keepalive keepalive() {
+            return new Keepalive() {
+                @Override
+                public Duration idle() {
+                    return Duration.ofSeconds(5);
+                }
+
+                @Override
+                public Duration interval() {
+                    return Duration.ofSeconds(2);
+                }
+
+                @Override
+                public int count() {
+                    return 3;
+                }
+
+                @Override
+                public Duration userTimeout() {
+                    return Duration.ofSeconds(10);
+                }
+            };
+        }
+
+        @Override
         public Producer producer() {
             return new Producer() {
                 @Override
@@ -127,7 +152,11 @@ final class RelayFixture {
     }
 
     static PgConnectOptions connectOptions(Postgres.Database db) {
-        return RelayService.connectOptions(db.reactiveUrl(), Optional.of(db.user()), Optional.of(db.password()));
+        return RelayService.connectOptions(
+                db.reactiveUrl(),
+                Optional.of(db.user()),
+                Optional.of(db.password()),
+                TestConfig.defaults().keepalive());
     }
 
     static Pool pool(Vertx vertx, Postgres.Database db, int size) {

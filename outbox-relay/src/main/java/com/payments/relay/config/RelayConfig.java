@@ -49,6 +49,36 @@ public interface RelayConfig {
     /** Producer settings. */
     Producer producer();
 
+    /**
+     * How soon a dead peer is noticed on the relay's PostgreSQL connections (the control connection, which holds the
+     * publisher lock, and the pool). Sent to PostgreSQL as the session's {@code tcp_keepalives_*} and
+     * {@code tcp_user_timeout} settings, so that the server drops the session of a publisher whose host died or lost
+     * its network, which frees the publisher lock: a standby takes over after about {@link Keepalive#userTimeout()}
+     * plus {@link #pollInterval()}. See docs/outbox-relay.md, "Takeover".
+     */
+    Keepalive keepalive();
+
+    interface Keepalive {
+        /** Silence on a connection before the server sends the first keepalive probe ({@code tcp_keepalives_idle}). */
+        @WithDefault("5s")
+        Duration idle();
+
+        /** Time between unanswered probes ({@code tcp_keepalives_interval}). */
+        @WithDefault("2s")
+        Duration interval();
+
+        /** Unanswered probes after which the server drops the session ({@code tcp_keepalives_count}). */
+        @WithDefault("3")
+        int count();
+
+        /**
+         * Longest time data the server sent may stay unacknowledged, and, once probing started, longest time without
+         * an answer, before the server drops the session ({@code tcp_user_timeout}). The takeover bound.
+         */
+        @WithDefault("10s")
+        Duration userTimeout();
+    }
+
     interface Producer {
         /** Upper bound for a record to be acknowledged, retries included ({@code delivery.timeout.ms}). */
         @WithDefault("30s")

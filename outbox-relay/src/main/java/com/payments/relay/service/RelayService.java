@@ -1,6 +1,7 @@
 package com.payments.relay.service;
 
 import com.payments.relay.config.RelayConfig;
+import com.payments.relay.config.RelayPoolCreator;
 import com.payments.relay.messaging.KafkaPublisher;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
@@ -40,16 +41,17 @@ public class RelayService {
         this.pool = pool;
         this.metrics = new RelayMetrics(registry);
         this.bootstrapServers = bootstrapServers;
-        this.connectOptions = connectOptions(url, user, password);
+        this.connectOptions = connectOptions(url, user, password, config.keepalive());
     }
 
     /** Options of the control connection, from the same settings as the application's pool. */
-    public static PgConnectOptions connectOptions(String url, Optional<String> user, Optional<String> password) {
+    public static PgConnectOptions connectOptions(
+            String url, Optional<String> user, Optional<String> password, RelayConfig.Keepalive keepalive) {
         PgConnectOptions options =
                 PgConnectOptions.fromUri(url.startsWith("vertx-reactive:") ? url.substring(15) : url);
         user.ifPresent(options::setUser);
         password.ifPresent(options::setPassword);
-        return options.setTcpKeepAlive(true);
+        return RelayPoolCreator.withKeepalive(options, keepalive);
     }
 
     void onStart(@Observes StartupEvent event) {

@@ -20,11 +20,12 @@ import java.util.concurrent.TimeUnit;
  * One relay replica: a loop on its own thread (it blocks, so never on an event loop).
  *
  * <p>A dedicated connection (the control connection) LISTENs on {@code outbox} and tries to hold the session
- * advisory lock that makes its replica the only publisher. The publisher reads the oldest unsent rows in id order,
- * publishes them, waits for the broker's acknowledgements and marks them sent, then looks again at once, or waits
- * for a NOTIFY or the poll interval. Replicas without the lock stand by and retry; when the publisher's session
- * ends (crash, kill, network) PostgreSQL releases the lock and a standby takes over. Any failure: back off, drop
- * the control connection (and with it the lock), retry. See docs/outbox-relay.md.
+ * advisory lock that makes its replica the only publisher. The publisher reads the oldest unsent rows in id order
+ * through that connection (so it reads nothing more once its lock session is gone), publishes them, waits for the
+ * broker's acknowledgements and marks them sent, then looks again at once, or waits for a NOTIFY or the poll
+ * interval. Replicas without the lock stand by and retry; when the publisher's session ends (crash, kill, and through
+ * the {@code relay.keepalive.*} settings a dead host or network) PostgreSQL releases the lock and a standby takes
+ * over. Any failure: back off, drop the control connection (and with it the lock), retry. See docs/outbox-relay.md.
  */
 public final class RelayWorker {
     /** Key of the publisher lock (two-int form: its own space, never equal to a one-bigint key of V10). */
@@ -32,6 +33,12 @@ public final class RelayWorker {
     /** The wake-up fence of V60: writers hold it shared from reading the sleeping flag until they commit. */
     static final String FENCE_SQL =
             "SELECT pg_advisory_lock(hashtext('outbox-relay'), 2), pg_advisory_unlock(hashtext('outbox-relay'), 2)";
+
+    /**
+     * Longest wait for an answer on the control connection. No answer: the round fails and the replica gives up the
+     * lock. (Vert.x 4.5 leaves the client's keepalive timers to the operating system, hours by default.)
+     */
+    private static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(30);
 
     private final String name;
     private final Vertx vertx;
@@ -156,10 +163,12 @@ public final class RelayWorker {
         if (!leader) {
             return false;
         }
+        // Read through the session that holds the lock: a publisher whose session is gone (the server dropped it
+        // while this process was stopped or cut off, and a standby took over) fails here instead of publishing on.
         List<OutboxRow> rows = repository
-                .unsent(pool, config.batchSize(), marking.ids())
+                .unsent(connection, config.batchSize(), marking.ids())
                 .await()
-                .indefinitely();
+                .atMost(CONTROL_TIMEOUT);
         if (!rows.isEmpty()) {
             KafkaPublisher.Result result = publisher.publish(rows);
             if (!result.acknowledged().isEmpty()) {
@@ -196,13 +205,12 @@ public final class RelayWorker {
             return;
         }
         wake.drainPermits(); // every writer that reads the flag from here on notifies
-        Duration limit = Duration.ofSeconds(30);
-        repository.setSleeping(connection, true).await().atMost(limit);
-        connection.query(FENCE_SQL).execute().await().atMost(limit);
-        if (!repository.hasUnsent(connection).await().atMost(limit)) {
+        repository.setSleeping(connection, true).await().atMost(CONTROL_TIMEOUT);
+        connection.query(FENCE_SQL).execute().await().atMost(CONTROL_TIMEOUT);
+        if (!repository.hasUnsent(connection).await().atMost(CONTROL_TIMEOUT)) {
             wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
         }
-        repository.setSleeping(connection, false).await().atMost(limit);
+        repository.setSleeping(connection, false).await().atMost(CONTROL_TIMEOUT);
     }
 
     /** The rows of the last published batch while their mark runs; the next read skips them. */
