@@ -2,6 +2,7 @@ package com.payments.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.payments.infra.DeadHost;
@@ -49,6 +50,10 @@ class LeaderTakeoverIT {
     @Test
     void aDeadPublishersLockIsFreedTheStandbyTakesOverAndTheRevivedOneStandsBy() throws Exception {
         String unsupported = DeadHost.unsupportedReason();
+        // CI installs nftables and runs as root (.ci/run): there a missing tool is a failure, not a skip.
+        if (System.getenv("CI") != null) {
+            assertNull(unsupported, "cannot simulate a dead host in CI");
+        }
         assumeTrue(unsupported == null, () -> "cannot simulate a dead host here: " + unsupported);
         Postgres.Database db = Postgres.freshDatabase("relay_takeover");
         String topic = "relay-takeover-" + UUID.randomUUID();
