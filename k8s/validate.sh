@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Offline check of the Kubernetes manifests: renders the base and every overlay with `kubectl kustomize`, then
-# validates each rendered object against the Kubernetes schemas (validate/validate.mjs, npm kubernetes-models).
+# validates each rendered object against the Kubernetes schemas (validate/validate.mjs, npm kubernetes-models) and
+# checks the reconciler CronJob's retry policy against the docs (validate/reconciler-job.mjs).
 # Needs kubectl (with kustomize) and node/npm; no cluster. Run from anywhere: k8s/validate.sh
 set -euo pipefail
 
@@ -21,3 +22,4 @@ done
 
 (cd "$here/validate" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 node "$here/validate/validate.mjs" "${rendered[@]}"
+node "$here/validate/reconciler-job.mjs" "$here/../docs" "${rendered[@]}"

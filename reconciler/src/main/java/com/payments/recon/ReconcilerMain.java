@@ -26,7 +26,10 @@ public class ReconcilerMain implements QuarkusApplication {
     public static final int OK = 0;
     /** A run failed (bad arguments, file unavailable or malformed, database error): nothing of that date changed. */
     public static final int FAILED = 1;
-    /** Every run succeeded and at least one date has REPORTED breaks (seen in two consecutive runs) open. */
+    /**
+     * Every run succeeded and at least one date has REPORTED breaks open (seen by every run of the date for at least
+     * {@code recon.report-after}). Final: the CronJob fails the Job on it without a retry (podFailurePolicy).
+     */
     public static final int BREAKS_REPORTED = 2;
     /** Another run of a date held its lock: that date was skipped. */
     public static final int LOCKED = 3;

@@ -63,18 +63,23 @@ final class Fixture {
 
     String captured(long amount, String currency, Instant capturedAt) {
         String id = UUID.randomUUID().toString();
+        return captured(id, amount, currency, "ch_" + id, capturedAt);
+    }
+
+    /** A CAPTURED payment with the given id and PSP charge id, recorded as captured at {@code capturedAt}. */
+    String captured(String id, long amount, String currency, String pspReference, Instant capturedAt) {
         update(
                 """
                 INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, psp_reference,
                                       captured_at)
-                VALUES (?::uuid, ?::uuid, 'o-' || ?, ?, ?, 'tok_visa', 'CAPTURED', 'ch_' || ?, ?::timestamptz)
+                VALUES (?::uuid, ?::uuid, 'o-' || ?, ?, ?, 'tok_visa', 'CAPTURED', ?, ?::timestamptz)
                 """,
                 id,
                 merchantId,
                 id,
                 amount,
                 currency,
-                id,
+                pspReference,
                 capturedAt.toString());
         return id;
     }
@@ -111,6 +116,45 @@ final class Fixture {
                 id,
                 completedAt.toString());
         return id;
+    }
+
+    /**
+     * Moves every recorded reconciliation run and break back in time, as if they had happened {@code ago} earlier: the
+     * next run then comes that much later than them.
+     */
+    void passTime(java.time.Duration ago) {
+        passTime(ds, ago);
+    }
+
+    static void passTime(DataSource ds, java.time.Duration ago) {
+        try (Connection c = ds.getConnection()) {
+            passTime(c, ago);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Shifts every timestamptz column of recon_runs and recon_breaks by {@code ago} into the past. */
+    static void passTime(Connection c, java.time.Duration ago) throws SQLException {
+        List<String[]> columns = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                        """
+                        SELECT table_name, column_name FROM information_schema.columns
+                         WHERE table_schema = current_schema() AND table_name IN ('recon_runs', 'recon_breaks')
+                           AND data_type = 'timestamp with time zone'
+                        """);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                columns.add(new String[] {rs.getString(1), rs.getString(2)});
+            }
+        }
+        for (String[] column : columns) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE " + column[0] + " SET " + column[1] + " = " + column[1] + " - ? * interval '1 second'")) {
+                ps.setLong(1, ago.toSeconds());
+                ps.executeUpdate();
+            }
+        }
     }
 
     static Line charge(String paymentId, long amount, String currency, Instant at) {

@@ -2,7 +2,10 @@ package com.payments.recon;
 
 import com.payments.infra.Postgres;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * One migrated database for every launch of {@link ReconcilerMainTest}: each {@code QuarkusMainLauncher} launch is a
@@ -29,6 +32,16 @@ public class OneDatabaseTestResource implements QuarkusTestResourceLifecycleMana
                     "quarkus.datasource.username", p[2],
                     "quarkus.datasource.password", p[3]);
         }
+    }
+
+    /** A JDBC connection to the shared database, for a test that changes data between launches. */
+    static Connection connect() throws SQLException {
+        String[] p = System.getProperty(KEY).split("\n", -1);
+        Properties login = new Properties();
+        login.setProperty("user", p[2]);
+        login.setProperty("password", p[3]);
+        // The driver itself, not DriverManager: the test and the launched application have different class loaders.
+        return new org.postgresql.Driver().connect(p[0], login);
     }
 
     @Override

@@ -200,10 +200,11 @@ class ReconciliationServiceTest {
                 .containsExactlyInAnyOrder("MISSING_AT_PSP " + persistent, "MISSING_AT_PSP " + fixedLater);
         assertThat(first.reportedOpen()).isZero();
 
-        // The PSP re-issues the file with the missing charge.
+        // The PSP re-issues the file with the missing charge; the next day's run sees it.
         fx.writeFile(
                 d,
                 List.of(charge(fine, 3_000, "EUR", at(d, "12:00")), charge(fixedLater, 2_000, "EUR", at(d, "11:00"))));
+        fx.passTime(Duration.ofDays(1));
         RunResult second = run(d);
         assertThat(breaks(d, "REPORTED")).containsExactly("MISSING_AT_PSP " + persistent);
         assertThat(breaks(d, "OPEN")).isEmpty();
@@ -223,6 +224,42 @@ class ReconciliationServiceTest {
         assertThat(fx.snapshot()).isEqualTo(before);
         assertThat(third.reportedOpen()).isEqualTo(1);
         assertThat(third.summary().get("newlyReported")).isEqualTo(0);
+    }
+
+    @Test
+    void aRetryMinutesLaterIsNotTheSecondSightingButTheNextDaysRunIs() {
+        LocalDate d = LocalDate.of(2031, 4, 20);
+        String persistent = fx.captured(1_000, "EUR", at(d, "10:00"));
+        String comesBack = fx.captured(2_000, "EUR", at(d, "11:00"));
+        fx.writeFile(d, List.of());
+
+        // The first run and its retry (a Job retry or a manual re-run minutes later): seen twice, not reported.
+        run(d);
+        RunResult retry = run(d);
+        assertThat(breaks(d, "OPEN"))
+                .containsExactlyInAnyOrder("MISSING_AT_PSP " + persistent, "MISSING_AT_PSP " + comesBack);
+        assertThat(retry.reportedOpen()).isZero();
+        assertThat(retry.summary().get("newlyReported")).isEqualTo(0);
+
+        // The next day's run counts: reported. A break resolved in between and seen again starts over.
+        fx.writeFile(d, List.of(charge(comesBack, 2_000, "EUR", at(d, "11:00"))));
+        fx.passTime(Duration.ofHours(23));
+        RunResult nextDay = run(d);
+        assertThat(breaks(d, "REPORTED")).containsExactly("MISSING_AT_PSP " + persistent);
+        assertThat(breaks(d, "RESOLVED")).containsExactly("MISSING_AT_PSP " + comesBack);
+        assertThat(nextDay.reportedOpen()).isEqualTo(1);
+        assertThat(nextDay.summary().get("newlyReported")).isEqualTo(1);
+
+        fx.writeFile(d, List.of());
+        fx.passTime(Duration.ofHours(23));
+        run(d); // reopened
+        RunResult reopenedRetry = run(d);
+        assertThat(breaks(d, "OPEN")).containsExactly("MISSING_AT_PSP " + comesBack);
+        assertThat(reopenedRetry.summary().get("newlyReported")).isEqualTo(0);
+        fx.passTime(Duration.ofHours(23));
+        assertThat(run(d).summary().get("newlyReported")).isEqualTo(1);
+        assertThat(breaks(d, "REPORTED"))
+                .containsExactlyInAnyOrder("MISSING_AT_PSP " + persistent, "MISSING_AT_PSP " + comesBack);
     }
 
     @Test

@@ -32,6 +32,24 @@ public interface ReconConfig {
     @WithDefault("15m")
     Duration window();
 
+    /**
+     * How many business dates before D the match searches for the settlement line of an item we recorded on D that D's
+     * file lacks. {@code captured_at} (a refund's {@code completed_at}) is when we learned the outcome, not when the PSP
+     * booked it: the resolver may learn it hours later (it gives up after 72 h), so the line can be in an earlier file.
+     * Found there with the same amount and currency, the item is {@code SETTLED_EARLIER}, not {@code MISSING_AT_PSP}.
+     */
+    @WithDefault("3")
+    int lateResolutionDays();
+
+    /**
+     * Debounce: a break is REPORTED only when every run of its date has seen it for at least this long (since its first
+     * sighting, or since it was reopened). Runs closer together than this, such as a Job retry or a manual re-run
+     * minutes later, do not count as a second sighting; the next day's run does. {@code 0s}: the second consecutive run
+     * reports, whatever the gap.
+     */
+    @WithDefault("12h")
+    Duration reportAfter();
+
     /** PostgreSQL {@code work_mem} of the run's transaction: the match hashes a whole day (1M lines: 256MB keeps it in memory). */
     @WithDefault("256MB")
     String workMem();

@@ -104,10 +104,12 @@ public class ReconRepository {
 
     /**
      * The match: our captured payments and successful refunds of the date (widened by the window on both sides) FULL
-     * OUTER JOIN the CHARGE and REFUND lines of the date's file, classified into outcomes (docs/reconciler.md). The
-     * result lives in the temporary table {@code recon_result} until the transaction ends.
+     * OUTER JOIN the CHARGE and REFUND lines of the date's file, classified into outcomes (docs/reconciler.md). An item
+     * of ours that the file lacks is looked up in the neighbouring files (midnight cut-off) and in the files of the
+     * {@code lateResolutionDays} dates before (recorded late). The result lives in the temporary table
+     * {@code recon_result} until the transaction ends.
      */
-    public void match(Connection c, LocalDate date, Duration window) throws SQLException {
+    public void match(Connection c, LocalDate date, Duration window, int lateResolutionDays) throws SQLException {
         OffsetDateTime dayStart = date.atStartOfDay().atOffset(ZoneOffset.UTC);
         OffsetDateTime dayEnd = dayStart.plusDays(1);
         OffsetDateTime from = dayStart.minus(window);
@@ -146,12 +148,7 @@ public class ReconRepository {
                                 ELSE 'MATCHED' END
                          -- ours only: an item near midnight may be in the neighbouring file
                          WHEN j.psp_amount IS NULL THEN
-                           CASE WHEN j.internal_at < ? THEN
-                                  CASE WHEN EXISTS (SELECT 1 FROM psp_settlements a
-                                                     WHERE a.reference = j.reference AND a.type = j.kind
-                                                       AND a.business_date = ?::date - 1)
-                                       THEN 'IN_ADJACENT_FILE' ELSE 'MISSING_AT_PSP' END
-                                WHEN j.internal_at >= ? THEN
+                           CASE WHEN j.internal_at >= ? THEN
                                   CASE WHEN EXISTS (SELECT 1 FROM psp_settlements a
                                                      WHERE a.reference = j.reference AND a.type = j.kind
                                                        AND a.business_date = ?::date + 1)
@@ -160,6 +157,14 @@ public class ReconRepository {
                                                      WHERE a.reference = j.reference AND a.type = j.kind
                                                        AND a.business_date = ?::date - 1)
                                   THEN 'IN_ADJACENT_FILE'
+                                -- recorded late (captured_at is when we learned the outcome): an earlier file
+                                -- settled the same amount
+                                WHEN EXISTS (SELECT 1 FROM psp_settlements a
+                                              WHERE a.reference = j.reference AND a.type = j.kind
+                                                AND a.business_date >= ?::date - ?::int AND a.business_date < ?::date
+                                                AND a.amount = j.internal_amount
+                                                AND a.currency::text = j.internal_currency)
+                                  THEN 'SETTLED_EARLIER'
                                 ELSE 'MISSING_AT_PSP' END
                          -- theirs only: what do we hold under that reference, whatever its day or status?
                          WHEN x.status IS NULL THEN 'MISSING_INTERNAL'
@@ -191,11 +196,12 @@ public class ReconRepository {
             ps.setObject(i++, from);
             ps.setObject(i++, dayEnd);
             ps.setObject(i++, date);
-            ps.setObject(i++, dayStart);
-            ps.setObject(i++, date);
             ps.setObject(i++, lateFrom);
             ps.setObject(i++, date);
             ps.setObject(i++, earlyTo);
+            ps.setObject(i++, date);
+            ps.setObject(i++, date);
+            ps.setInt(i++, lateResolutionDays);
             ps.setObject(i++, date);
             ps.executeUpdate();
         }
@@ -234,17 +240,19 @@ public class ReconRepository {
     }
 
     /**
-     * Records this run's breaks. New ones are OPEN; one also seen by the previous successful run of the date becomes
-     * REPORTED (debounce); a RESOLVED one that shows again is reopened.
+     * Records this run's breaks. New ones are OPEN (from now: {@code opened_at}); one also seen by the previous
+     * successful run of the date and open for at least {@code reportAfter} becomes REPORTED (debounce: a retry minutes
+     * later is not a second sighting); a RESOLVED one that shows again is reopened and starts over.
      */
-    public void upsertBreaks(Connection c, LocalDate date, long runId, Long previousRunId) throws SQLException {
+    public void upsertBreaks(Connection c, LocalDate date, long runId, Long previousRunId, Duration reportAfter)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 """
                 INSERT INTO recon_breaks AS b (business_date, break_type, reference, psp_reference, internal_amount,
-                                               psp_amount, currency, first_run_id, last_run_id)
+                                               psp_amount, currency, first_run_id, last_run_id, opened_at)
                 SELECT DISTINCT ON (outcome, reference) ?, outcome, reference, psp_reference,
                        coalesce(internal_amount, other_amount), psp_amount, coalesce(psp_currency, internal_currency),
-                       ?, ?
+                       ?, ?, now()
                   FROM recon_result
                  WHERE outcome = ANY (?)
                  ORDER BY outcome, reference, psp_reference
@@ -256,10 +264,13 @@ public class ReconRepository {
                     times_seen = b.times_seen + 1,
                     last_run_id = EXCLUDED.last_run_id,
                     status = CASE WHEN b.status = 'REPORTED' THEN 'REPORTED'
-                                  WHEN b.status = 'OPEN' AND b.last_run_id = ? THEN 'REPORTED'
+                                  WHEN b.status = 'OPEN' AND b.last_run_id = ?
+                                       AND b.opened_at <= now() - ? * interval '1 millisecond' THEN 'REPORTED'
                                   ELSE 'OPEN' END,
                     reported_at = CASE WHEN b.status = 'REPORTED' THEN b.reported_at
-                                       WHEN b.status = 'OPEN' AND b.last_run_id = ? THEN now() END,
+                                       WHEN b.status = 'OPEN' AND b.last_run_id = ?
+                                            AND b.opened_at <= now() - ? * interval '1 millisecond' THEN now() END,
+                    opened_at = CASE WHEN b.status = 'RESOLVED' THEN now() ELSE b.opened_at END,
                     resolved_at = NULL,
                     resolution = NULL
                 """)) {
@@ -268,7 +279,9 @@ public class ReconRepository {
             ps.setLong(3, runId);
             ps.setArray(4, c.createArrayOf("text", BREAK_TYPES.toArray()));
             ps.setObject(5, previousRunId, java.sql.Types.BIGINT);
-            ps.setObject(6, previousRunId, java.sql.Types.BIGINT);
+            ps.setLong(6, reportAfter.toMillis());
+            ps.setObject(7, previousRunId, java.sql.Types.BIGINT);
+            ps.setLong(8, reportAfter.toMillis());
             ps.executeUpdate();
         }
     }

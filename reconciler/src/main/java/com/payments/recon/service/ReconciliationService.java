@@ -38,7 +38,7 @@ import org.postgresql.copy.CopyIn;
  */
 @ApplicationScoped
 public class ReconciliationService {
-    /** Log marker an alert matches: a break seen in two consecutive runs of its date. */
+    /** Log marker an alert matches: a break seen by every run of its date for at least recon.report-after. */
     public static final String REPORTED_MARKER = "RECON_BREAK_REPORTED";
 
     private static final int MAX_BREAK_LOG_LINES = 200;
@@ -48,6 +48,8 @@ public class ReconciliationService {
     private final SettlementSource source;
     private final ObjectMapper json;
     private final String workMem;
+    private final int lateResolutionDays;
+    private final Duration reportAfter;
 
     ReconciliationService(
             DataSource dataSource,
@@ -63,6 +65,11 @@ public class ReconciliationService {
             throw new IllegalArgumentException("recon.work-mem must look like 256MB");
         }
         this.workMem = config.workMem();
+        if (config.lateResolutionDays() < 0 || config.reportAfter().isNegative()) {
+            throw new IllegalArgumentException("recon.late-resolution-days and recon.report-after must be >= 0");
+        }
+        this.lateResolutionDays = config.lateResolutionDays();
+        this.reportAfter = config.reportAfter();
     }
 
     public RunResult run(LocalDate date, String sourceSpec, Duration window) {
@@ -120,10 +127,10 @@ public class ReconciliationService {
         summary.put("loadMs", millisSince(loadStart));
 
         long matchStart = System.nanoTime();
-        repository.match(c, date, window);
+        repository.match(c, date, window, lateResolutionDays);
         Map<String, Long> outcomes = repository.outcomeCounts(c);
         Long previousRunId = repository.previousRun(c, date, runId);
-        repository.upsertBreaks(c, date, runId, previousRunId);
+        repository.upsertBreaks(c, date, runId, previousRunId, reportAfter);
         List<Resolved> resolved = repository.resolveVanished(c, date, runId);
         List<Reported> reported = repository.newlyReported(c, date, runId);
         summary.put("matchMs", millisSince(matchStart));
