@@ -81,24 +81,34 @@ class OperationsTest {
     }
 
     @Test
-    void housekeepingDeletesOnlyCompletedKeysPastTheRetention() {
+    void housekeepingDeletesOnlyKeysFinalForLongerThanTheRetention() {
         List<String> keys = new ArrayList<>();
         String run = UUID.randomUUID().toString();
-        for (String kind : List.of("old-completed", "old-in-progress", "fresh-completed")) {
-            String key = run + "-" + kind;
+        // kind, completed, hours since the key was stored, hours since its resource became final (null: not final)
+        List<Object[]> kinds = List.of(
+                new Object[] {"final-25h", true, 30, 25},
+                new Object[] {"final-23h", true, 30, 23},
+                new Object[] {"not-final-30h", true, 30, null},
+                new Object[] {"in-progress-30h", false, 30, null});
+        for (Object[] kind : kinds) {
+            String key = run + "-" + kind[0];
             keys.add(key);
+            boolean completed = (Boolean) kind[1];
             pool.preparedQuery(
                             """
-                            INSERT INTO idempotency_keys (merchant_id, key, request_hash, status, response_status, response_body, created_at)
-                            VALUES ($1, $2, $3, $4, $5, $6, now() - make_interval(hours => $7))""")
+                            INSERT INTO idempotency_keys (merchant_id, key, request_hash, status, response_status, response_body,
+                                                          created_at, final_at)
+                            VALUES ($1, $2, $3, $4, $5, $6, now() - make_interval(hours => $7),
+                                    now() - make_interval(hours => $8))""")
                     .execute(Tuple.from(java.util.Arrays.asList(
                             MERCHANT,
                             key,
                             Buffer.buffer(new byte[32]),
-                            kind.endsWith("completed") ? "COMPLETED" : "IN_PROGRESS",
-                            kind.endsWith("completed") ? 201 : null,
-                            kind.endsWith("completed") ? Buffer.buffer("{}") : null,
-                            kind.startsWith("old") ? 25 : 23)))
+                            completed ? "COMPLETED" : "IN_PROGRESS",
+                            completed ? 201 : null,
+                            completed ? Buffer.buffer("{}") : null,
+                            kind[2],
+                            kind[3])))
                     .await()
                     .indefinitely();
         }
@@ -109,7 +119,7 @@ class OperationsTest {
                 .await()
                 .indefinitely()
                 .forEach(row -> left.add(row.getString(0)));
-        assertThat(left).containsExactly(run + "-fresh-completed", run + "-old-in-progress");
+        assertThat(left).containsExactly(run + "-final-23h", run + "-in-progress-30h", run + "-not-final-30h");
     }
 
     @Test

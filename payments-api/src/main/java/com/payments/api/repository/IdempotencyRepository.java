@@ -37,35 +37,35 @@ public class IdempotencyRepository {
                         rows.rowCount() == 0 ? null : storedKey(rows.iterator().next()));
     }
 
-    /** Completes the in-progress key of a resource with its response; false when there was none in progress. */
-    public Uni<Boolean> complete(SqlClient client, String resourceType, UUID resourceId, int status, byte[] body) {
+    /**
+     * Completes the in-progress key of a resource with its response; false when there was none in progress.
+     * {@code finalOutcome}: the resource is final (its key's retention starts now, docs/api.md).
+     */
+    public Uni<Boolean> complete(
+            SqlClient client, String resourceType, UUID resourceId, int status, byte[] body, boolean finalOutcome) {
         return client.preparedQuery(
                         """
                         UPDATE idempotency_keys
-                           SET status = 'COMPLETED', response_status = $3, response_body = $4, completed_at = now()
-                         WHERE resource_type = $1 AND resource_id = $2 AND status = 'IN_PROGRESS'""")
-                .execute(Tuple.of(resourceType, resourceId, status, io.vertx.core.buffer.Buffer.buffer(body)))
+                           SET status = 'COMPLETED', response_status = $3, response_body = $4, completed_at = now(),
+                               final_at = CASE WHEN $5 THEN now() END
+                         WHERE resource_type = $1 AND resource_id = $2 AND status = 'IN_PROGRESS' AND final_at IS NULL""")
+                .execute(Tuple.of(
+                        resourceType, resourceId, status, io.vertx.core.buffer.Buffer.buffer(body), finalOutcome))
                 .map(rows -> rows.rowCount() > 0);
     }
 
-    /** Deletes an in-progress key that belongs to this resource (the call it guarded never reached the PSP). */
-    public Uni<Boolean> release(SqlClient client, UUID merchantId, String key, UUID resourceId) {
-        return client.preparedQuery(
-                        """
-                        DELETE FROM idempotency_keys
-                         WHERE merchant_id = $1 AND key = $2 AND resource_id = $3 AND status = 'IN_PROGRESS'""")
-                .execute(Tuple.of(merchantId, key, resourceId))
-                .map(rows -> rows.rowCount() == 1);
-    }
-
-    /** Deletes up to {@code limit} COMPLETED keys created before now - retention; returns how many. */
+    /**
+     * Deletes up to {@code limit} keys whose payment or refund has been final for longer than the retention (a
+     * key whose resource is not final has no {@code final_at} and stays); returns how many. Oldest first, through
+     * the index on final_at: without the ORDER BY, the generic plan (plan_cache_mode) scans the whole table.
+     */
     public Uni<Integer> deleteExpired(SqlClient client, Duration retention, int limit) {
         return client.preparedQuery(
                         """
                         DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
                             SELECT ctid FROM idempotency_keys
-                             WHERE created_at < now() - make_interval(secs => $1) AND status = 'COMPLETED'
-                             LIMIT $2 FOR UPDATE SKIP LOCKED))""")
+                             WHERE final_at < now() - make_interval(secs => $1)
+                             ORDER BY final_at LIMIT $2 FOR UPDATE SKIP LOCKED))""")
                 .execute(Tuple.of((double) retention.toSeconds(), limit))
                 .map(rows -> rows.rowCount());
     }

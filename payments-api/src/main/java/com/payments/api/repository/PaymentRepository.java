@@ -137,9 +137,11 @@ public class PaymentRepository {
             completed AS (
                 UPDATE idempotency_keys k
                    SET status = 'COMPLETED', response_status = input.response_status,
-                       response_body = input.response_body, completed_at = now()
+                       response_body = input.response_body, completed_at = now(),
+                       final_at = CASE WHEN moved.status IN ('CAPTURED', 'FAILED') THEN now() END
                   FROM moved JOIN input ON input.id = moved.id
-                 WHERE k.resource_type = 'payment' AND k.resource_id = moved.id AND k.status = 'IN_PROGRESS')
+                 WHERE k.resource_type = 'payment' AND k.resource_id = moved.id AND k.status = 'IN_PROGRESS'
+                   AND k.final_at IS NULL)
             SELECT id FROM moved""";
 
     /**
@@ -228,11 +230,27 @@ public class PaymentRepository {
                 });
     }
 
-    /** Deletes a payment that never reached the PSP (still PROCESSING); returns whether it did. */
-    public Uni<Boolean> deleteNeverSent(SqlClient client, UUID merchantId, UUID id) {
-        return client.preparedQuery("DELETE FROM payments WHERE id = $1 AND merchant_id = $2 AND status = 'PROCESSING'")
-                .execute(Tuple.of(id, merchantId))
-                .map(rows -> rows.rowCount() == 1);
+    /**
+     * Drops a payment whose charge never reached the PSP, with its in-progress key, so that the merchant may retry
+     * with the key: only while it is PROCESSING and no resolver ever claimed it ({@code attempts = 0}; a claim may
+     * have sent the charge since). The statement waits for a concurrent claim's row lock and then re-checks.
+     *
+     * @return whether it dropped them (false: the payment stays, its outcome unknown)
+     */
+    public Uni<Boolean> dropNeverSent(SqlClient client, UUID merchantId, UUID id, String idempotencyKey) {
+        return client.preparedQuery(
+                        """
+                        WITH dropped AS (
+                            DELETE FROM payments
+                             WHERE id = $1 AND merchant_id = $2 AND status = 'PROCESSING' AND attempts = 0
+                            RETURNING id),
+                        released AS (
+                            DELETE FROM idempotency_keys k USING dropped
+                             WHERE k.merchant_id = $2 AND k.key = $3 AND k.resource_id = dropped.id
+                               AND k.status = 'IN_PROGRESS')
+                        SELECT count(*) FROM dropped""")
+                .execute(Tuple.of(id, merchantId, idempotencyKey))
+                .map(rows -> rows.iterator().next().getLong(0) == 1);
     }
 
     public Uni<List<Refund>> refundsOf(SqlClient client, UUID merchantId, UUID paymentId) {

@@ -23,8 +23,8 @@ import java.util.UUID;
 /**
  * {@code POST /v1/payments} (design.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
  * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one statement. A charge that was
- * never sent releases the key and drops the payment (503); one whose answer was lost leaves the payment UNKNOWN
- * (202) for the resolver. Concurrent captures share statements (1) and (3) ({@link StatementBatcher}).
+ * never sent releases the key and drops the payment (503), unless a resolver claimed the payment meanwhile; one whose
+ * answer was lost leaves the payment UNKNOWN (202) for the resolver. Concurrent captures share statements (1) and (3) ({@link StatementBatcher}).
  */
 @ApplicationScoped
 public class CaptureService {
@@ -98,19 +98,20 @@ public class CaptureService {
             Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
         return psp.charge(payment.id(), request.amount(), request.currency(), request.source())
                 .onItemOrFailure()
-                .transformToUni((result, failure) -> {
-                    if (failure != null && PspGateway.neverSent(failure)) {
-                        return release(merchant, key, payment.id(), failure);
-                    }
-                    PreparedOutcome prepared =
-                            outcomes.prepare(payment, outcomeOf(payment.id(), result, failure), traceHeaders);
-                    return recordedOutcomes
-                            .submit(prepared.row())
-                            .flatMap(moved -> outcomes.settle(pool, prepared, moved))
-                            .map(recorded -> {
-                                metrics.capture(outcomeTag(recorded.payment().status()));
-                                return outcomes.render(recorded.payment());
-                            });
+                .transformToUni((result, failure) -> failure != null && PspGateway.neverSent(failure)
+                        ? release(merchant, key, payment, failure, traceHeaders)
+                        : record(payment, outcomeOf(payment.id(), result, failure), traceHeaders));
+    }
+
+    /** Step 3: records the outcome (shared statement) and answers with the payment as it is then. */
+    private Uni<ApiResponse> record(Payment payment, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+        PreparedOutcome prepared = outcomes.prepare(payment, outcome, traceHeaders);
+        return recordedOutcomes
+                .submit(prepared.row())
+                .flatMap(moved -> outcomes.settle(pool, prepared, moved))
+                .map(recorded -> {
+                    metrics.capture(outcomeTag(recorded.payment().status()));
+                    return outcomes.render(recorded.payment());
                 });
     }
 
@@ -127,22 +128,31 @@ public class CaptureService {
                 : PaymentOutcome.failed(paymentId, result.pspReference(), result.declineCode(), ACTOR);
     }
 
-    /** The PSP never got the charge: drop the payment and give the key back, so the client can retry with it. */
-    private Uni<ApiResponse> release(Merchant merchant, String key, UUID paymentId, Throwable failure) {
-        Log.warnf(
-                "PSP not called for payment %s (%s): key released",
-                paymentId, failure.getClass().getSimpleName());
-        metrics.capture("unavailable");
-        return pool.withTransaction(conn -> idempotency
-                        .release(conn, merchant.id(), key, paymentId)
-                        .flatMap(released -> payments.deleteNeverSent(conn, merchant.id(), paymentId)))
-                .flatMap(deleted -> Uni.createFrom()
-                        .failure(new ApiProblem(
-                                503,
-                                "psp_unavailable",
-                                "Payment provider unavailable",
-                                "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
-                                config.psp().unavailableRetryAfterSeconds())));
+    /**
+     * The PSP never got the charge: drop the payment and give the key back (503), so the client can retry with it.
+     * Unless a resolver claimed the payment meanwhile (this answer came after the stuck-after time): the resolver
+     * may have sent the charge, so the outcome is unknown, recorded and answered as a lost answer is (202).
+     */
+    private Uni<ApiResponse> release(
+            Merchant merchant, String key, Payment payment, Throwable failure, Map<String, String> traceHeaders) {
+        String cause = failure.getClass().getSimpleName();
+        return payments.dropNeverSent(pool, merchant.id(), payment.id(), key).flatMap(dropped -> {
+            if (!dropped) {
+                Log.warnf(
+                        "PSP not called for payment %s (%s), but the resolver claimed it meanwhile: outcome unknown",
+                        payment.id(), cause);
+                return record(payment, PaymentOutcome.unknown(payment.id(), cause, ACTOR), traceHeaders);
+            }
+            Log.warnf("PSP not called for payment %s (%s): key released", payment.id(), cause);
+            metrics.capture("unavailable");
+            return Uni.createFrom()
+                    .failure(new ApiProblem(
+                            503,
+                            "psp_unavailable",
+                            "Payment provider unavailable",
+                            "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
+                            config.psp().unavailableRetryAfterSeconds()));
+        });
     }
 
     /** A completed key: the stored answer byte for byte, or the current state if it was stored before an outcome. */

@@ -12,9 +12,9 @@ import jakarta.enterprise.event.Observes;
 import java.time.Duration;
 
 /**
- * Deletes COMPLETED idempotency keys older than the retention (24h-72h), in bounded batches. Only keys past the
- * retention go, so a key can never be claimed twice inside the window; keys still IN_PROGRESS are left to the
- * resolver. Safe on many replicas (SKIP LOCKED).
+ * Deletes idempotency keys whose payment or refund has been final for longer than the retention (24h-72h), in
+ * bounded batches. A key whose resource is not final yet (in progress, a payment UNKNOWN, a refund PENDING) stays
+ * however old it is: purged, its retry would create and charge a second payment. Safe on many replicas (SKIP LOCKED).
  */
 @ApplicationScoped
 public class IdempotencyCleanupJob {

@@ -14,8 +14,9 @@ import java.util.regex.Pattern;
  * Idempotency keys (design.md §3-4, IETF Idempotency-Key draft). Keys are per merchant and are stored by the
  * statement that creates the resource (a payment claims its key IN_PROGRESS with the PROCESSING payment; a refund
  * stores its key COMPLETED with the reservation); here: what an already used key means ({@link #existing},
- * {@link #classify}), {@link #complete} when the outcome is recorded, {@link #release} when the guarded call never
- * happened.
+ * {@link #classify}) and {@link #complete} when the outcome is recorded. A key is purged only once its resource is
+ * final ({@link IdempotencyCleanupJob}); a capture that never reached the PSP drops its key with the payment
+ * ({@code PaymentRepository#dropNeverSent}).
  */
 @ApplicationScoped
 public class IdempotencyService {
@@ -77,14 +78,13 @@ public class IdempotencyService {
                 stored.responseStatus(), stored.responseBody(), stored.resourceType(), stored.resourceId());
     }
 
-    /** Stores the response of the resource's in-progress key (no-op when already completed). */
-    public Uni<Boolean> complete(SqlClient conn, String resourceType, UUID resourceId, int status, byte[] body) {
-        return keys.complete(conn, resourceType, resourceId, status, body);
-    }
-
-    /** Gives the key back (deletes it) so the client may retry with it; only while it is still in progress. */
-    public Uni<Boolean> release(SqlClient conn, UUID merchantId, String key, UUID resourceId) {
-        return keys.release(conn, merchantId, key, resourceId);
+    /**
+     * Stores the response of the resource's in-progress key (no-op when already completed); {@code finalOutcome}:
+     * the resource is final, so the key's retention starts now.
+     */
+    public Uni<Boolean> complete(
+            SqlClient conn, String resourceType, UUID resourceId, int status, byte[] body, boolean finalOutcome) {
+        return keys.complete(conn, resourceType, resourceId, status, body, finalOutcome);
     }
 
     /** The 409 / 422 answers of a lost claim. */

@@ -147,7 +147,13 @@ public class PaymentOutcomeService {
 
     private Uni<Boolean> completeKey(SqlClient conn, Payment p) {
         ApiResponse response = render(p);
-        return idempotency.complete(conn, RESOURCE_PAYMENT, p.id(), response.status(), response.body());
+        return idempotency.complete(
+                conn,
+                RESOURCE_PAYMENT,
+                p.id(),
+                response.status(),
+                response.body(),
+                p.status().isFinal());
     }
 
     /** The capture answer for a payment in its current state: 201 CAPTURED, 402 FAILED, 202 otherwise. */
