@@ -231,9 +231,14 @@ class WebhookTest {
         assertThat(eventOutcome(event)).isEqualTo("conflict");
         assertThat(count(
                         pool,
-                        "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'webhook_amount_mismatch'",
+                        "SELECT count(*) FROM operations_queue WHERE subject_type = 'payment' AND subject_id = $1 AND reason = 'psp_amount_mismatch' AND details ->> 'detectedBy' = 'webhook' AND (details -> 'data' ->> 'amount')::bigint = 2001 AND (details ->> 'paymentAmount')::bigint = 2000",
                         id.toString()))
+                .as("the same item as the resolver's lookup opens (ResolverTest)")
                 .isEqualTo(1);
+        assertThat(count(pool, "SELECT count(*) FROM ledger_transactions WHERE reference = $1", id.toString()))
+                .isZero();
+        assertThat(count(pool, "SELECT count(*) FROM outbox WHERE key = $1", id.toString()))
+                .isZero();
     }
 
     @Test

@@ -39,6 +39,7 @@ public class WebhookService {
     private final WebhookRepository events;
     private final ResolverRepository payments;
     private final OperationsRepository operations;
+    private final PspAmountMismatch mismatch;
     private final PaymentOutcomeService outcomes;
     private final ResolverMetrics metrics;
     private final ResolutionConfig.Webhooks config;
@@ -49,6 +50,7 @@ public class WebhookService {
             WebhookRepository events,
             ResolverRepository payments,
             OperationsRepository operations,
+            PspAmountMismatch mismatch,
             PaymentOutcomeService outcomes,
             ResolverMetrics metrics,
             ResolutionConfig config,
@@ -57,6 +59,7 @@ public class WebhookService {
         this.events = events;
         this.payments = payments;
         this.operations = operations;
+        this.mismatch = mismatch;
         this.outcomes = outcomes;
         this.metrics = metrics;
         this.config = config.webhooks();
@@ -141,8 +144,12 @@ public class WebhookService {
             }
             boolean succeeded = event.type().equals("charge.succeeded");
             String chargeId = event.data().path("id").asText(null);
-            if (!sameMoney(current, event.data())) {
-                return conflict(conn, event, current, "webhook_amount_mismatch");
+            if (!PspAmountMismatch.sameMoney(current, event.data())) {
+                warnConflict(event, current, PspAmountMismatch.REASON);
+                ObjectNode context =
+                        mapper.createObjectNode().put("eventId", event.id()).put("eventType", event.type());
+                return mismatch.open(conn, current, event.data(), ACTOR, context)
+                        .replaceWith("conflict");
             }
             if (current.status().isFinal()) {
                 boolean agrees = (current.status() == PaymentStatus.CAPTURED) == succeeded;
@@ -189,13 +196,6 @@ public class WebhookService {
                         exists ? Uni.createFrom().item("no_change") : unknownSubject(conn, event, "unknown_refund"));
     }
 
-    private static boolean sameMoney(Locked payment, JsonNode data) {
-        JsonNode amount = data.path("amount");
-        JsonNode currency = data.path("currency");
-        return (amount.isMissingNode() || (amount.canConvertToLong() && amount.asLong() == payment.amount()))
-                && (currency.isMissingNode() || payment.currency().equals(currency.asText()));
-    }
-
     private Uni<String> unknownSubject(SqlClient conn, Event event, String outcome) {
         Log.warnf("Webhook %s %s: not ours (%s), queued for operations", event.id(), event.type(), outcome);
         return operations
@@ -204,12 +204,16 @@ public class WebhookService {
     }
 
     private Uni<String> conflict(SqlClient conn, Event event, Locked current, String reason) {
-        Log.warnf(
-                "Webhook %s %s contradicts payment %s in %s: %s, queued for operations",
-                event.id(), event.type(), current.id(), current.status(), reason);
+        warnConflict(event, current, reason);
         return operations
                 .open(conn, "payment", current.id().toString(), reason, details(event, current, reason))
                 .replaceWith("conflict");
+    }
+
+    private static void warnConflict(Event event, Locked current, String reason) {
+        Log.warnf(
+                "Webhook %s %s contradicts payment %s in %s: %s, queued for operations",
+                event.id(), event.type(), current.id(), current.status(), reason);
     }
 
     private String details(Event event, Locked current, String reason) {
