@@ -18,6 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -67,18 +68,11 @@ public class WebhookService {
     }
 
     public Uni<Receipt> receive(byte[] body, String signature) {
-        String secret = config.secret()
-                .filter(s -> !s.isBlank())
-                .orElseThrow(() -> new ApiProblem(
-                        503,
-                        "webhooks_not_configured",
-                        "Webhooks not configured",
-                        "The webhook secret is not configured; deliver again later",
-                        60));
+        List<String> secrets = secrets();
         if (body.length > config.maxBodyBytes()) {
             throw reject(ApiProblem.badRequest("body_too_large", "The request body is too large"));
         }
-        switch (WebhookSignature.verify(signature, body, secret, Instant.now(), config.tolerance())) {
+        switch (WebhookSignature.verify(signature, body, secrets, Instant.now(), config.tolerance())) {
             case INVALID ->
                 throw reject(ApiProblem.badRequest(
                         "invalid_webhook_signature", "The Psp-Signature header is missing or does not match"));
@@ -98,6 +92,22 @@ public class WebhookService {
                     metrics.webhook(receipt.outcome());
                     Log.infof("Webhook %s %s: %s", receipt.eventId(), event.type(), receipt.outcome());
                 });
+    }
+
+    /** The current secret (without it: 503) and, during a roll, the previous one; a blank value is no key. */
+    private List<String> secrets() {
+        String current = config.secret()
+                .filter(s -> !s.isBlank())
+                .orElseThrow(() -> new ApiProblem(
+                        503,
+                        "webhooks_not_configured",
+                        "Webhooks not configured",
+                        "The webhook secret is not configured; deliver again later",
+                        60));
+        return config.previousSecret()
+                .filter(s -> !s.isBlank())
+                .map(previous -> List.of(current, previous))
+                .orElse(List.of(current));
     }
 
     private ApiProblem reject(ApiProblem problem) {
