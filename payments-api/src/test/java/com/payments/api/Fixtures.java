@@ -60,11 +60,16 @@ final class Fixtures {
 
     /** Charges at the sandbox directly, as our capture would (payment id as key and reference). */
     static void chargeAtPsp(String pspUrl, UUID paymentId, long amount, String source) {
+        chargeAtPsp(pspUrl, paymentId, amount, "EUR", source);
+    }
+
+    /** Charges at the sandbox under the payment id in {@code currency} (the payments above are in EUR). */
+    static void chargeAtPsp(String pspUrl, UUID paymentId, long amount, String currency, String source) {
         TestSupport.psp(pspUrl)
                 .contentType(ContentType.JSON)
                 .header("Idempotency-Key", paymentId.toString())
-                .body("{\"reference\":\"" + paymentId + "\",\"amount\":" + amount
-                        + ",\"currency\":\"EUR\",\"source\":\"" + source + "\"}")
+                .body("{\"reference\":\"" + paymentId + "\",\"amount\":" + amount + ",\"currency\":\"" + currency
+                        + "\",\"source\":\"" + source + "\"}")
                 .post("/v1/charges")
                 .then()
                 .statusCode(200);

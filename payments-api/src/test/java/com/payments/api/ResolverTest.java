@@ -160,6 +160,72 @@ class ResolverTest {
     }
 
     @Test
+    void chargeThePspReportsWithAnotherAmountIsQueuedForOperationsAndNeverRecordsMoney() {
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 3000, "tok_visa");
+        // the PSP holds a charge of 31.00 under our payment id (reference and key) where we hold 30.00
+        Fixtures.chargeAtPsp(pspUrl, id, 3100, "tok_visa");
+
+        resolveUntil(() -> mismatchItems(id) == 1 || !paymentStatus(pool, id).equals("UNKNOWN"));
+
+        assertThat(paymentStatus(pool, id)).as("no money recorded").isEqualTo("UNKNOWN");
+        assertThat(transitions(id)).isEmpty();
+        assertNothingBooked(id);
+        Row item = pool.preparedQuery(
+                        "SELECT subject_type, status, details FROM operations_queue WHERE subject_id = $1 AND reason = 'psp_amount_mismatch'")
+                .execute(Tuple.of(id.toString()))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next();
+        assertThat(item.getString("subject_type")).isEqualTo("payment");
+        assertThat(item.getString("status")).isEqualTo("OPEN");
+        assertThat(item.getJsonObject("details").getString("detectedBy")).isEqualTo("resolver");
+        assertThat(item.getJsonObject("details").getJsonObject("data").getLong("amount"))
+                .isEqualTo(3100);
+        assertThat(item.getJsonObject("details").getLong("paymentAmount")).isEqualTo(3000);
+        assertThat(nextAttemptAt(id))
+                .as("left for an operator, never claimed again")
+                .isNull();
+        long attempts = count(pool, "SELECT attempts FROM payments WHERE id = $1", id);
+
+        // later runs neither ask again nor re-send a charge, and open no second item
+        for (int i = 0; i < 3; i++) {
+            resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+        }
+        assertThat(count(pool, "SELECT attempts FROM payments WHERE id = $1", id))
+                .isEqualTo(attempts);
+        assertThat(pspCounter(id, "chargeRequests"))
+                .as("only the test's own charge")
+                .isEqualTo(1);
+        assertThat(pspCounter(id, "chargeMovements")).isEqualTo(1);
+        assertThat(paymentStatus(pool, id)).isEqualTo("UNKNOWN");
+        assertThat(mismatchItems(id)).isEqualTo(1);
+        assertNothingBooked(id);
+    }
+
+    @Test
+    void stuckPaymentWhoseChargeThePspReportsInAnotherCurrencyBecomesUnknownAndIsQueued() {
+        String key = unique("key");
+        String orderId = unique("order");
+        String json = body(orderId, 4400, "EUR", "tok_visa");
+        UUID id = Fixtures.insertPayment(pool, UUID.randomUUID(), orderId, "PROCESSING", 4400, "tok_visa");
+        Fixtures.insertInProgressKey(pool, key, json, id);
+        Fixtures.chargeAtPsp(pspUrl, id, 4400, "USD", "tok_visa");
+
+        resolveUntil(() -> mismatchItems(id) == 1 || paymentStatus(pool, id).equals("CAPTURED"));
+
+        assertThat(paymentStatus(pool, id)).isEqualTo("UNKNOWN");
+        assertThat(transitions(id)).containsExactly("PROCESSING->UNKNOWN resolver 1");
+        assertNothingBooked(id);
+        assertThat(nextAttemptAt(id)).isNull();
+        // the key is completed with the 202, so the merchant's retry sees the payment instead of 409 forever
+        Response replay = capture(KEY_A, key, json);
+        replay.then().statusCode(202).header("Idempotent-Replayed", "true");
+        assertThat(replay.<String>path("status")).isEqualTo("UNKNOWN");
+        assertThat(pspCounter(id, "chargeRequests")).isEqualTo(1);
+    }
+
+    @Test
     void escalatedPaymentHandedBackToTheResolverAndSettledResolvesItsOperationsItem() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 950, "tok_visa");
         Fixtures.chargeAtPsp(pspUrl, id, 950, "tok_visa");
@@ -344,6 +410,22 @@ class ResolverTest {
         assertThat(count(pool, "SELECT count(*) FROM outbox WHERE key = $1", id.toString()))
                 .isEqualTo(1);
         assertThat(pspCounter(id, "chargeMovements")).isEqualTo(1);
+    }
+
+    private void assertNothingBooked(UUID id) {
+        assertThat(count(pool, "SELECT count(*) FROM ledger_transactions WHERE reference = $1", id.toString()))
+                .as("no ledger transaction")
+                .isZero();
+        assertThat(count(pool, "SELECT count(*) FROM outbox WHERE key = $1", id.toString()))
+                .as("no outbox event")
+                .isZero();
+    }
+
+    private long mismatchItems(UUID id) {
+        return count(
+                pool,
+                "SELECT count(*) FROM operations_queue WHERE subject_type = 'payment' AND subject_id = $1 AND reason = 'psp_amount_mismatch' AND status = 'OPEN'",
+                id.toString());
     }
 
     private List<String> transitions(UUID id) {

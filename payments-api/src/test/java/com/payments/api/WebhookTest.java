@@ -134,6 +134,20 @@ class WebhookTest {
     }
 
     @Test
+    void withoutAPreviousSecretAnEmptyKeySignatureIsRefused() {
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1750, "tok_visa");
+        String event = chargeEvent("evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_wh_empty", 1750, "EUR");
+        Map<String, Long> before = rowCounts(pool);
+
+        Response r = post(event, signWithEmptyKey(now(), bytes(event)));
+
+        r.then().statusCode(400);
+        assertThat(r.<String>path("code")).isEqualTo("invalid_webhook_signature");
+        assertThat(rowCounts(pool)).isEqualTo(before);
+        assertThat(paymentStatus(pool, id)).isEqualTo("UNKNOWN");
+    }
+
+    @Test
     void staleOrFutureTimestampIs400AndStoresNothing() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1800, "tok_visa");
         String event = chargeEvent("evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_wh4", 1800, "EUR");
@@ -231,9 +245,14 @@ class WebhookTest {
         assertThat(eventOutcome(event)).isEqualTo("conflict");
         assertThat(count(
                         pool,
-                        "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'webhook_amount_mismatch'",
+                        "SELECT count(*) FROM operations_queue WHERE subject_type = 'payment' AND subject_id = $1 AND reason = 'psp_amount_mismatch' AND details ->> 'detectedBy' = 'webhook' AND (details -> 'data' ->> 'amount')::bigint = 2001 AND (details ->> 'paymentAmount')::bigint = 2000",
                         id.toString()))
+                .as("the same item as the resolver's lookup opens (ResolverTest)")
                 .isEqualTo(1);
+        assertThat(count(pool, "SELECT count(*) FROM ledger_transactions WHERE reference = $1", id.toString()))
+                .isZero();
+        assertThat(count(pool, "SELECT count(*) FROM outbox WHERE key = $1", id.toString()))
+                .isZero();
     }
 
     @Test
@@ -255,7 +274,22 @@ class WebhookTest {
                 .isZero();
     }
 
-    private static String chargeEvent(
+    /**
+     * A signature under the empty key, as a receiver would accept it if it verified with an unset secret. HMAC pads
+     * its key with zero bytes, so one zero byte is the same key as none (SecretKeySpec refuses an empty one).
+     */
+    static String signWithEmptyKey(long t, byte[] body) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(new byte[1], "HmacSHA256"));
+            mac.update((t + ".").getBytes(StandardCharsets.US_ASCII));
+            return "t=" + t + ",v1=" + java.util.HexFormat.of().formatHex(mac.doFinal(body));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String chargeEvent(
             String eventId, String type, UUID reference, String chargeId, long amount, String currency) {
         String status = type.equals("charge.succeeded") ? "succeeded" : "failed";
         return "{\"id\":\"" + eventId + "\",\"type\":\"" + type + "\",\"data\":{\"id\":\"" + chargeId

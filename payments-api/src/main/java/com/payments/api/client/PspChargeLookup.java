@@ -1,5 +1,8 @@
 package com.payments.api.client;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.UUID;
@@ -18,17 +21,22 @@ public class PspChargeLookup {
 
     /** A definite answer of the lookup. */
     public sealed interface Answer {
-        /** The PSP has a charge for the reference: succeeded (with its id) or declined (with its code). */
-        record Found(String chargeId, boolean succeeded, String declineCode) implements Answer {}
+        /**
+         * The PSP has a charge for the reference: succeeded (with its id) or declined (with its code); {@code charge}
+         * is the charge as the PSP reported it (its amount and currency are not checked here).
+         */
+        record Found(String chargeId, boolean succeeded, String declineCode, JsonNode charge) implements Answer {}
 
         /** The PSP never received a charge with this reference. */
         record NotFound() implements Answer {}
     }
 
     private final PspClient client;
+    private final ObjectMapper mapper;
 
-    public PspChargeLookup(@RestClient PspClient client) {
+    public PspChargeLookup(@RestClient PspClient client, ObjectMapper mapper) {
         this.client = client;
+        this.mapper = mapper;
     }
 
     /** @return a definite answer; fails with a timeout, {@link PspUnavailableException} or an I/O error otherwise. */
@@ -41,15 +49,25 @@ public class PspChargeLookup {
                 // the error body is not a charge: do not read it
                 return new Answer.NotFound();
             }
-            PspCharge charge = status == 200 ? response.getEntity() : null;
+            JsonNode reported = status == 200 ? response.getEntity() : null;
+            PspCharge charge = reported == null ? null : charge(reported);
             if (charge != null && charge.succeeded() && charge.id() != null) {
-                return new Answer.Found(charge.id(), true, null);
+                return new Answer.Found(charge.id(), true, null, reported);
             }
             if (charge != null && charge.declined()) {
                 return new Answer.Found(
-                        charge.id(), false, charge.declineCode() == null ? "declined" : charge.declineCode());
+                        charge.id(), false, charge.declineCode() == null ? "declined" : charge.declineCode(), reported);
             }
             throw new PspUnavailableException("PSP lookup answered " + status);
         });
+    }
+
+    /** The fields we act on; null when the body is not a charge (then the answer is not definite). */
+    private PspCharge charge(JsonNode reported) {
+        try {
+            return reported.isObject() ? mapper.treeToValue(reported, PspCharge.class) : null;
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            return null;
+        }
     }
 }

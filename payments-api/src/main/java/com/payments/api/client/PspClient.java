@@ -1,5 +1,6 @@
 package com.payments.api.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -28,7 +29,8 @@ public interface PspClient {
     @Consumes(MediaType.APPLICATION_JSON)
     Uni<Response> charge(@HeaderParam("Idempotency-Key") String idempotencyKey, PspChargeRequest body);
 
+    /** The charge as the PSP reports it, every field kept (the resolver compares its amount and currency). */
     @GET
     @Path("/charges")
-    Uni<RestResponse<PspCharge>> chargeByReference(@QueryParam("reference") String reference);
+    Uni<RestResponse<JsonNode>> chargeByReference(@QueryParam("reference") String reference);
 }

@@ -55,6 +55,14 @@ public interface ResolutionConfig {
          */
         Optional<String> secret();
 
+        /**
+         * The secret being rolled out of use (env {@code PSP_WEBHOOK_SECRET_PREVIOUS}): while it is set, a signature
+         * under it is accepted as well as one under {@link #secret()}, so that the PSP can be switched to the new
+         * secret after payments-api (docs/resolver.md, "Rotating the webhook secret"). Unset (the default) outside a
+         * roll; a blank value is no key.
+         */
+        Optional<String> previousSecret();
+
         /** Largest accepted |now - t| of a signature; older or future-dated deliveries are refused (400). */
         @WithDefault("5m")
         Duration tolerance();

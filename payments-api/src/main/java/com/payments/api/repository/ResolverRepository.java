@@ -107,6 +107,19 @@ public class ResolverRepository {
                         rows.rowCount() == 0 ? null : rows.iterator().next().getBoolean("escalated"));
     }
 
+    /**
+     * Stops working a payment as attempt {@code attempt}: {@code next_attempt_at = NULL}, so it is never claimed again
+     * (it waits for an operator). False when the claim was lost or the payment was resolved meanwhile.
+     */
+    public Uni<Boolean> stop(SqlClient client, UUID id, int attempt, String lastError) {
+        return client.preparedQuery(
+                        """
+                        UPDATE payments SET next_attempt_at = NULL, last_error = $3
+                         WHERE id = $1 AND attempts = $2 AND status IN ('PROCESSING', 'UNKNOWN')""")
+                .execute(Tuple.of(id, attempt, lastError))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
     public Uni<Snapshot> snapshot(SqlClient client) {
         return client.query(
                         """

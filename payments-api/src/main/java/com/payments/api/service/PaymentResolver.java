@@ -1,5 +1,6 @@
 package com.payments.api.service;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.PaymentStatus;
@@ -11,11 +12,13 @@ import com.payments.api.config.ResolutionConfig;
 import com.payments.api.repository.OperationsRepository;
 import com.payments.api.repository.ResolverRepository;
 import com.payments.api.repository.ResolverRepository.Claimed;
+import com.payments.api.repository.ResolverRepository.Locked;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +30,9 @@ import java.util.List;
  * any transaction, re-send the same charge with the same key when the PSP never received it, then in one
  * transaction re-read the payment under its row lock and record the answer through {@link PaymentOutcomeService}
  * (state machine, ledger, outbox, idempotency key) — or, still unknown, schedule the next attempt by the backoff and
- * escalate to the operations queue after the deadline. Never FAILED unless the PSP said declined.
+ * escalate to the operations queue after the deadline. Never FAILED unless the PSP said declined. A charge the PSP
+ * reports with another amount or currency than ours records nothing and leaves the payment to an operator
+ * ({@link PspAmountMismatch}, as for webhooks).
  */
 @ApplicationScoped
 public class PaymentResolver {
@@ -40,6 +45,7 @@ public class PaymentResolver {
     private final Pool pool;
     private final ResolverRepository repository;
     private final OperationsRepository operations;
+    private final PspAmountMismatch mismatch;
     private final PaymentOutcomeService outcomes;
     private final PspChargeLookup lookup;
     private final PspGateway psp;
@@ -51,6 +57,7 @@ public class PaymentResolver {
             Pool pool,
             ResolverRepository repository,
             OperationsRepository operations,
+            PspAmountMismatch mismatch,
             PaymentOutcomeService outcomes,
             PspChargeLookup lookup,
             PspGateway psp,
@@ -60,6 +67,7 @@ public class PaymentResolver {
         this.pool = pool;
         this.repository = repository;
         this.operations = operations;
+        this.mismatch = mismatch;
         this.outcomes = outcomes;
         this.lookup = lookup;
         this.psp = psp;
@@ -118,8 +126,8 @@ public class PaymentResolver {
 
     /**
      * The unit of work of one claim: ask the PSP, re-send if it never got the charge, record or reschedule. Returns
-     * the outcome tag (captured, failed, still_unknown, escalated, skipped). Public for tests that play a second
-     * instance whose lease ran out.
+     * the outcome tag (captured, failed, amount_mismatch, still_unknown, escalated, skipped). Public for tests that
+     * play a second instance whose lease ran out.
      */
     public Uni<String> resolve(Claimed claim) {
         return lookup.find(claim.id()).onItemOrFailure().transformToUni((answer, failure) -> {
@@ -131,7 +139,8 @@ public class PaymentResolver {
                         claim,
                         found.succeeded()
                                 ? PaymentOutcome.captured(claim.id(), found.chargeId(), ACTOR)
-                                : PaymentOutcome.failed(claim.id(), found.chargeId(), found.declineCode(), ACTOR));
+                                : PaymentOutcome.failed(claim.id(), found.chargeId(), found.declineCode(), ACTOR),
+                        found.charge());
             }
             return resend(claim);
         });
@@ -151,14 +160,22 @@ public class PaymentResolver {
                                 result.captured()
                                         ? PaymentOutcome.captured(claim.id(), result.pspReference(), ACTOR)
                                         : PaymentOutcome.failed(
-                                                claim.id(), result.pspReference(), result.declineCode(), ACTOR)));
+                                                claim.id(), result.pspReference(), result.declineCode(), ACTOR),
+                                null));
     }
 
-    /** A definite PSP answer: recorded under the row lock if this claim still owns the payment. */
-    private Uni<String> record(Claimed claim, PaymentOutcome outcome) {
+    /**
+     * A definite PSP answer: recorded under the row lock if this claim still owns the payment and {@code reported},
+     * the charge as the lookup found it (null for the answer to our own charge, made with our amount under our key),
+     * has our amount and currency.
+     */
+    private Uni<String> record(Claimed claim, PaymentOutcome outcome, JsonNode reported) {
         return pool.withTransaction(conn -> repository.lock(conn, claim.id()).flatMap(current -> {
             if (!owns(claim, current)) {
                 return Uni.createFrom().item("skipped");
+            }
+            if (reported != null && !PspAmountMismatch.sameMoney(current, reported)) {
+                return amountMismatch(conn, claim, current, reported);
             }
             return outcomes.record(conn, outcome, TraceContext.headers(null, null))
                     .map(recorded -> {
@@ -171,6 +188,38 @@ public class PaymentResolver {
         }));
     }
 
+    /**
+     * The PSP reports the charge with another amount or currency: nothing recorded. The payment becomes (or stays)
+     * UNKNOWN, is never claimed again (so never re-sent) and waits for an operator with a psp_amount_mismatch item.
+     */
+    private Uni<String> amountMismatch(SqlClient conn, Claimed claim, Locked current, JsonNode reported) {
+        Log.warnf(
+                "Resolver: payment %s attempt %d: the PSP reports the charge with another amount or currency than"
+                        + " %d %s; nothing recorded, operations item %s",
+                claim.id(), claim.attempt(), current.amount(), current.currency(), PspAmountMismatch.REASON);
+        String error = PspAmountMismatch.REASON + ": the PSP's charge differs from the payment";
+        return toUnknown(conn, claim, current, error)
+                .flatMap(v -> repository.stop(conn, claim.id(), claim.attempt(), error))
+                .flatMap(v -> mismatch.open(
+                        conn,
+                        current,
+                        reported,
+                        ACTOR,
+                        mapper.createObjectNode().put("attempt", claim.attempt())))
+                .replaceWith("amount_mismatch");
+    }
+
+    /** A stuck PROCESSING payment moves to UNKNOWN (its key is completed with the 202); an UNKNOWN one stays. */
+    private Uni<Void> toUnknown(SqlClient conn, Claimed claim, Locked current, String error) {
+        if (current.status() != PaymentStatus.PROCESSING) {
+            return Uni.createFrom().voidItem();
+        }
+        return outcomes.record(conn, PaymentOutcome.unknown(claim.id(), error, ACTOR), TraceContext.headers(null, null))
+                .invoke(r -> Log.infof(
+                        "Resolver: payment %s PROCESSING -> UNKNOWN (attempt %d)", claim.id(), claim.attempt()))
+                .replaceWithVoid();
+    }
+
     /** No definite answer: UNKNOWN (a stuck PROCESSING payment moves there), next attempt or escalation. */
     private Uni<String> stillUnknown(Claimed claim, String error) {
         Duration delay = backoff(claim.attempt());
@@ -178,17 +227,7 @@ public class PaymentResolver {
             if (!owns(claim, current)) {
                 return Uni.createFrom().item("skipped");
             }
-            Uni<Void> toUnknown = current.status() == PaymentStatus.PROCESSING
-                    ? outcomes.record(
-                                    conn,
-                                    PaymentOutcome.unknown(claim.id(), error, ACTOR),
-                                    TraceContext.headers(null, null))
-                            .invoke(r -> Log.infof(
-                                    "Resolver: payment %s PROCESSING -> UNKNOWN (attempt %d)",
-                                    claim.id(), claim.attempt()))
-                            .replaceWithVoid()
-                    : Uni.createFrom().voidItem();
-            return toUnknown
+            return toUnknown(conn, claim, current, error)
                     .flatMap(v ->
                             repository.reschedule(conn, claim.id(), claim.attempt(), delay, config.deadline(), error))
                     .flatMap(escalated -> {
@@ -208,7 +247,7 @@ public class PaymentResolver {
         }));
     }
 
-    private static boolean owns(Claimed claim, ResolverRepository.Locked current) {
+    private static boolean owns(Claimed claim, Locked current) {
         if (current == null || current.status().isFinal() || current.attempts() != claim.attempt()) {
             Log.infof(
                     "Resolver: payment %s attempt %d: %s meanwhile, nothing recorded",

@@ -46,7 +46,7 @@ public class ResolverMetrics {
         openOperations.set(snapshot.openOperations());
     }
 
-    /** outcome: captured, failed, still_unknown, escalated, skipped, error. */
+    /** outcome: captured, failed, amount_mismatch, still_unknown, escalated, skipped, error. */
     public void resolution(String outcome) {
         registry.counter("payments.resolutions", "outcome", outcome).increment();
     }

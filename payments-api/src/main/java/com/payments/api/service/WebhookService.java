@@ -18,6 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -39,6 +40,7 @@ public class WebhookService {
     private final WebhookRepository events;
     private final ResolverRepository payments;
     private final OperationsRepository operations;
+    private final PspAmountMismatch mismatch;
     private final PaymentOutcomeService outcomes;
     private final ResolverMetrics metrics;
     private final ResolutionConfig.Webhooks config;
@@ -49,6 +51,7 @@ public class WebhookService {
             WebhookRepository events,
             ResolverRepository payments,
             OperationsRepository operations,
+            PspAmountMismatch mismatch,
             PaymentOutcomeService outcomes,
             ResolverMetrics metrics,
             ResolutionConfig config,
@@ -57,6 +60,7 @@ public class WebhookService {
         this.events = events;
         this.payments = payments;
         this.operations = operations;
+        this.mismatch = mismatch;
         this.outcomes = outcomes;
         this.metrics = metrics;
         this.config = config.webhooks();
@@ -64,18 +68,11 @@ public class WebhookService {
     }
 
     public Uni<Receipt> receive(byte[] body, String signature) {
-        String secret = config.secret()
-                .filter(s -> !s.isBlank())
-                .orElseThrow(() -> new ApiProblem(
-                        503,
-                        "webhooks_not_configured",
-                        "Webhooks not configured",
-                        "The webhook secret is not configured; deliver again later",
-                        60));
+        List<String> secrets = secrets();
         if (body.length > config.maxBodyBytes()) {
             throw reject(ApiProblem.badRequest("body_too_large", "The request body is too large"));
         }
-        switch (WebhookSignature.verify(signature, body, secret, Instant.now(), config.tolerance())) {
+        switch (WebhookSignature.verify(signature, body, secrets, Instant.now(), config.tolerance())) {
             case INVALID ->
                 throw reject(ApiProblem.badRequest(
                         "invalid_webhook_signature", "The Psp-Signature header is missing or does not match"));
@@ -95,6 +92,22 @@ public class WebhookService {
                     metrics.webhook(receipt.outcome());
                     Log.infof("Webhook %s %s: %s", receipt.eventId(), event.type(), receipt.outcome());
                 });
+    }
+
+    /** The current secret (without it: 503) and, during a roll, the previous one; a blank value is no key. */
+    private List<String> secrets() {
+        String current = config.secret()
+                .filter(s -> !s.isBlank())
+                .orElseThrow(() -> new ApiProblem(
+                        503,
+                        "webhooks_not_configured",
+                        "Webhooks not configured",
+                        "The webhook secret is not configured; deliver again later",
+                        60));
+        return config.previousSecret()
+                .filter(s -> !s.isBlank())
+                .map(previous -> List.of(current, previous))
+                .orElse(List.of(current));
     }
 
     private ApiProblem reject(ApiProblem problem) {
@@ -141,8 +154,12 @@ public class WebhookService {
             }
             boolean succeeded = event.type().equals("charge.succeeded");
             String chargeId = event.data().path("id").asText(null);
-            if (!sameMoney(current, event.data())) {
-                return conflict(conn, event, current, "webhook_amount_mismatch");
+            if (!PspAmountMismatch.sameMoney(current, event.data())) {
+                warnConflict(event, current, PspAmountMismatch.REASON);
+                ObjectNode context =
+                        mapper.createObjectNode().put("eventId", event.id()).put("eventType", event.type());
+                return mismatch.open(conn, current, event.data(), ACTOR, context)
+                        .replaceWith("conflict");
             }
             if (current.status().isFinal()) {
                 boolean agrees = (current.status() == PaymentStatus.CAPTURED) == succeeded;
@@ -189,13 +206,6 @@ public class WebhookService {
                         exists ? Uni.createFrom().item("no_change") : unknownSubject(conn, event, "unknown_refund"));
     }
 
-    private static boolean sameMoney(Locked payment, JsonNode data) {
-        JsonNode amount = data.path("amount");
-        JsonNode currency = data.path("currency");
-        return (amount.isMissingNode() || (amount.canConvertToLong() && amount.asLong() == payment.amount()))
-                && (currency.isMissingNode() || payment.currency().equals(currency.asText()));
-    }
-
     private Uni<String> unknownSubject(SqlClient conn, Event event, String outcome) {
         Log.warnf("Webhook %s %s: not ours (%s), queued for operations", event.id(), event.type(), outcome);
         return operations
@@ -204,12 +214,16 @@ public class WebhookService {
     }
 
     private Uni<String> conflict(SqlClient conn, Event event, Locked current, String reason) {
-        Log.warnf(
-                "Webhook %s %s contradicts payment %s in %s: %s, queued for operations",
-                event.id(), event.type(), current.id(), current.status(), reason);
+        warnConflict(event, current, reason);
         return operations
                 .open(conn, "payment", current.id().toString(), reason, details(event, current, reason))
                 .replaceWith("conflict");
+    }
+
+    private static void warnConflict(Event event, Locked current, String reason) {
+        Log.warnf(
+                "Webhook %s %s contradicts payment %s in %s: %s, queued for operations",
+                event.id(), event.type(), current.id(), current.status(), reason);
     }
 
     private String details(Event event, Locked current, String reason) {

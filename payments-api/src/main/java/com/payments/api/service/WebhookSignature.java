@@ -7,12 +7,14 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * {@code Psp-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>} (design.md §5): the HMAC
- * over the exact bytes received, compared in constant time, and {@code t} within the tolerance of our clock.
+ * over the exact bytes received, compared in constant time, and {@code t} within the tolerance of our clock. During a
+ * secret roll a signature under any of the configured secrets is valid; a blank secret is never used as a key.
  */
 public final class WebhookSignature {
     public static final String HEADER = "Psp-Signature";
@@ -25,13 +27,15 @@ public final class WebhookSignature {
 
     private WebhookSignature() {}
 
-    public static Verdict verify(String header, byte[] body, String secret, Instant now, Duration tolerance) {
-        if (header == null || header.length() > 1024) {
+    public static Verdict verify(String header, byte[] body, List<String> secrets, Instant now, Duration tolerance) {
+        List<String> keys =
+                secrets.stream().filter(s -> s != null && !s.isBlank()).toList();
+        if (header == null || header.length() > 1024 || keys.isEmpty()) {
             return Verdict.INVALID;
         }
         String t = null;
         boolean matched = false;
-        byte[] expected = null;
+        List<byte[]> expected = null;
         for (String part : header.split(",")) {
             int eq = part.indexOf('=');
             if (eq < 0) {
@@ -41,9 +45,13 @@ public final class WebhookSignature {
             String value = part.substring(eq + 1).trim();
             if (name.equals("t") && t == null && value.matches("[0-9]{1,12}")) {
                 t = value;
-                expected = hmac(secret, t, body);
+                String signed = t;
+                expected = keys.stream().map(key -> hmac(key, signed, body)).toList();
             } else if (name.equals("v1") && expected != null && value.matches("[0-9a-fA-F]{64}")) {
-                matched |= MessageDigest.isEqual(expected, HexFormat.of().parseHex(value));
+                byte[] given = HexFormat.of().parseHex(value);
+                for (byte[] candidate : expected) {
+                    matched |= MessageDigest.isEqual(candidate, given); // every candidate, no early exit
+                }
             }
         }
         if (!matched) {
