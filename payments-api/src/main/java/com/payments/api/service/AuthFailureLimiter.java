@@ -8,6 +8,7 @@ import io.vertx.core.net.SocketAddress;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 
 /**
  * Failed merchant authentications per client address: a token bucket of {@code payments.auth.max-failures} that
@@ -29,7 +30,8 @@ public class AuthFailureLimiter {
     private final Cache<String, TokenBucket> buckets;
 
     public AuthFailureLimiter(ApiConfig config) {
-        if (config.auth().maxFailures() < 1 || !config.auth().failureWindow().isPositive()) {
+        Duration window = config.auth().failureWindow();
+        if (config.auth().maxFailures() < 1 || window.isNegative() || window.isZero()) {
             throw new IllegalStateException("payments.auth.max-failures must be >= 1 and failure-window positive");
         }
         this.capacity = config.auth().maxFailures();
