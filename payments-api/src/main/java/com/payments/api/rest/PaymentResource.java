@@ -166,9 +166,7 @@ public class PaymentResource {
             content =
                     @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
     public Uni<PaymentView> payment(
-            @RestHeader("Authorization") String authorization,
-            @RestPath String id,
-            @Context HttpServerRequest http) {
+            @RestHeader("Authorization") String authorization, @RestPath String id, @Context HttpServerRequest http) {
         return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
             rateLimiter.acquire(merchant);
             return queries.payment(merchant, uuidOr404(id));
@@ -238,9 +236,7 @@ public class PaymentResource {
             content =
                     @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
     public Uni<RefundView> refund(
-            @RestHeader("Authorization") String authorization,
-            @RestPath String id,
-            @Context HttpServerRequest http) {
+            @RestHeader("Authorization") String authorization, @RestPath String id, @Context HttpServerRequest http) {
         return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
             rateLimiter.acquire(merchant);
             return queries.refund(merchant, uuidOr404(id));
