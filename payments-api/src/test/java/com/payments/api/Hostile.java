@@ -43,6 +43,14 @@ final class Hostile {
                     Arbitraries.strings().numeric().ofMinLength(12).ofMaxLength(18), Arbitraries.of("", " ", "-"))
             .as((digits, sep) -> group(withLuhnDigit(digits), sep));
 
+    /**
+     * A card number inside printable text without digits or hex letters, so nothing can join the card's digits into
+     * a longer number or make it part of a UUID (which CardNumbers skips): the text always contains a card number,
+     * and a body that carries it is never valid by accident.
+     */
+    static final Arbitrary<String> CARD_IN_TEXT = Combinators.combine(textWithoutDigits(), CARD, textWithoutDigits())
+            .as((before, card, after) -> before + card + after);
+
     /** JSON amounts that are never valid: out of range, fractions, exponents, strings, structures, not-JSON. */
     static final Arbitrary<String> BAD_AMOUNT = Arbitraries.oneOf(
             Arbitraries.bigIntegers()
@@ -81,9 +89,11 @@ final class Hostile {
     static final Arbitrary<String> BAD_VALUE =
             Arbitraries.oneOf(BAD_AMOUNT, BAD_STRING.map(Hostile::json), CARD.map(Hostile::json), CARD);
 
-    /** Invalid for orderId (which takes any printable ASCII, digits and card-like strings included). */
-    static final Arbitrary<String> BAD_ORDER_ID =
-            Arbitraries.oneOf(BAD_STRING.map(Hostile::json), BAD_AMOUNT.filter(v -> !v.startsWith("\"")));
+    /** Invalid for orderId (which takes printable ASCII without a card number in it). */
+    static final Arbitrary<String> BAD_ORDER_ID = Arbitraries.oneOf(
+            BAD_STRING.map(Hostile::json),
+            BAD_AMOUNT.filter(v -> !v.startsWith("\"")),
+            CARD_IN_TEXT.map(Hostile::json));
 
     static final List<String> FIELDS = List.of("orderId", "amount", "currency", "source");
 
@@ -92,8 +102,9 @@ final class Hostile {
             // one field hostile
             Combinators.combine(Arbitraries.of(FIELDS), BAD_VALUE, BAD_ORDER_ID)
                     .as((f, v, order) -> captureBody(f, f.equals("orderId") ? order : v)),
-            // a card number as source (Luhn valid, must be refused before anything else)
+            // a card number as source (Luhn valid, must be refused before anything else), or inside the orderId
             CARD.map(card -> captureBody("source", json(card))),
+            CARD_IN_TEXT.map(text -> captureBody("orderId", json(text))),
             // a field missing, an unknown field (a card field among them), a duplicate field
             Arbitraries.of(FIELDS).map(f -> captureBody(f, null)),
             Combinators.combine(Arbitraries.of("card", "pan", "amount2", "merchantId", "status", "__proto__"), CARD)
@@ -124,6 +135,9 @@ final class Hostile {
             // An explicit null is the optional field left out (the default rate), so it is no bad rate.
             BAD_AMOUNT.filter(v -> !v.equals("null")).map(v -> "{\"name\":\"m\",\"rateLimitPerSecond\":" + v + "}"),
             Arbitraries.of("", "null", "[]", "{}", "{\"name\":\"m\",\"x\":1}", "{\"name\":\"m\"", "{\"name\":null}"),
+            // a card number in a merchant's name or an operations note (the resolve endpoint takes this generator too)
+            CARD_IN_TEXT.map(text -> "{\"name\":" + json(text) + "}"),
+            CARD_IN_TEXT.map(text -> "{\"resolution\":" + json(text) + "}"),
             UNICODE);
 
     /** Refund bodies that must all be refused: bad amounts, bad reasons, unknown fields, card data, not JSON. */
@@ -135,6 +149,7 @@ final class Hostile {
                     .ofMaxLength(2000)
                     .map(r -> "{\"amount\":1,\"reason\":" + json(r) + "}"),
             CARD.map(card -> "{\"amount\":1,\"card\":" + json(card) + "}"),
+            CARD_IN_TEXT.map(text -> "{\"amount\":1,\"reason\":" + json(text) + "}"),
             Arbitraries.of("", "null", "[]", "{}", "{\"amount\":1", "{\"amount\":null}", "{\"amount\":1,\"amount\":2}"),
             UNICODE);
 
@@ -280,6 +295,13 @@ final class Hostile {
 
     private static Arbitrary<String> captureBodyValid() {
         return Arbitraries.just(captureBody("amount", "1000"));
+    }
+
+    private static Arbitrary<String> textWithoutDigits() {
+        return Arbitraries.strings()
+                .withCharRange(' ', '~')
+                .excludeChars("0123456789abcdefABCDEF".toCharArray())
+                .ofMaxLength(40);
     }
 
     static String withLuhnDigit(String digits) {

@@ -145,6 +145,15 @@ class ValidationTest {
         cases.add(post("unicode-order", 400, "invalid_order_id", with("orderId", "\"ordér-ünïcode-😀\"")));
         cases.add(post("newline-order", 400, "invalid_order_id", with("orderId", "\"a\\nb\"")));
         cases.add(post("numeric-order", 400, "invalid_order_id", with("orderId", "123")));
+        // a card number anywhere in orderId (it is stored and published on Kafka): refused like one in source
+        for (int i = 0; i < CARDS.size(); i++) {
+            cases.add(post("card-order-" + i, 400, "card_data_rejected", with("orderId", "\"" + CARDS.get(i) + "\"")));
+            cases.add(post(
+                    "card-in-order-" + i,
+                    400,
+                    "card_data_rejected",
+                    with("orderId", "\"INV-12-" + CARDS.get(i) + "/x\"")));
+        }
         // amount
         cases.add(post("missing-amount", 400, "invalid_amount", with("amount", null)));
         cases.add(post("zero", 400, "invalid_amount", with("amount", "0")));
@@ -173,6 +182,7 @@ class ValidationTest {
         for (int i = 0; i < CARDS.size(); i++) {
             cases.add(post("card-" + i, 400, "card_data_rejected", with("source", "\"" + CARDS.get(i) + "\"")));
         }
+        cases.add(post("card-in-token", 400, "card_data_rejected", with("source", "\"tok_4242424242424242\"")));
         cases.add(post("card-as-number", 400, "invalid_source", with("source", "4242424242424242")));
         cases.add(post("not-a-token", 400, "invalid_source", with("source", "\"visa\"")));
         cases.add(post("overlong-token", 400, "invalid_source", with("source", "\"tok_" + "a".repeat(200) + "\"")));
@@ -226,6 +236,97 @@ class ValidationTest {
         } finally {
             root.removeHandler(handler);
         }
+    }
+
+    /**
+     * A card number in any text a merchant (or an operator) sends is refused with 400 {@code card_data_rejected}, and
+     * nothing is stored, published or logged: a refund's reason, the orderId query, a merchant's name, an operations
+     * note. Each refused request would succeed without the card number (the controls), so the refusals are not
+     * vacuous; numbers that are no card (Luhn-invalid, or part of a longer digit string) stay accepted.
+     */
+    @Test
+    void cardNumbersAreRefusedInEveryTextField() {
+        Response captured = TestSupport.capture(
+                KEY_A, TestSupport.unique("card"), body(TestSupport.unique("order-card"), 5000, "EUR", "tok_visa"));
+        assertThat(captured.statusCode()).isEqualTo(201);
+        String paymentId = captured.path("id");
+        java.util.UUID itemPayment = Fixtures.insertPayment(pool, "UNKNOWN", 100, "tok_visa");
+        Fixtures.openDeadlineItem(pool, itemPayment);
+        long itemId = TestSupport.count(
+                pool, "SELECT id FROM operations_queue WHERE subject_id = $1", itemPayment.toString());
+        Map<String, Long> before = TestSupport.rowCounts(pool);
+        List<String> texts = new ArrayList<>();
+        for (String card : CARDS) {
+            texts.add(card);
+            texts.add("customer card " + card + ", refunded by phone");
+            texts.add("ref 12-" + card);
+        }
+        List<String> failures = new ArrayList<>();
+        try (LogCapture logs = new LogCapture()) {
+            for (String text : texts) {
+                String value = io.vertx.core.json.Json.encode(text);
+                Map<String, Supplier<Response>> calls = Map.of(
+                        "refund reason",
+                        () -> json().header("Idempotency-Key", TestSupport.unique("card"))
+                                .body("{\"amount\":100,\"reason\":" + value + "}")
+                                .post("/v1/payments/" + paymentId + "/refunds"),
+                        "orderId query",
+                        () -> TestSupport.merchant(KEY_A)
+                                .queryParam("orderId", text)
+                                .get("/v1/payments"),
+                        "merchant name",
+                        () -> admin().body("{\"name\":" + value + "}").post("/v1/admin/merchants"),
+                        "operations note",
+                        () -> admin().body("{\"resolution\":" + value + "}")
+                                .post("/v1/admin/operations/" + itemId + "/resolve"));
+                calls.forEach((name, call) -> {
+                    Response r = call.get();
+                    if (r.statusCode() != 400
+                            || !String.valueOf(r.contentType()).startsWith("application/problem+json")
+                            || !"card_data_rejected".equals(r.path("code"))
+                            || r.asString().contains(text)) {
+                        failures.add(name + " [" + text + "]: " + r.statusCode() + " " + r.asString());
+                    }
+                });
+            }
+            assertThat(failures).isEmpty();
+            assertThat(TestSupport.rowCounts(pool)).isEqualTo(before);
+            assertThat(logs.linesWithCardNumbers()).isEmpty();
+        }
+
+        // Not card numbers: a Luhn-invalid 16 digits, 20 digits in one piece, a date and a number, a UUID whose
+        // dash-separated digits (4610-2179-4522-9685-8) would pass as one. All accepted.
+        for (String text : List.of(
+                "4242424242424241",
+                "12345678901234567890",
+                "2026-12-01 order 42",
+                "d1be4610-2179-4522-9685-8aaac0d3a14c")) {
+            String value = io.vertx.core.json.Json.encode(text);
+            assertThat(json().header("Idempotency-Key", TestSupport.unique("card"))
+                            .body("{\"amount\":100,\"reason\":" + value + "}")
+                            .post("/v1/payments/" + paymentId + "/refunds")
+                            .statusCode())
+                    .as(text)
+                    .isEqualTo(202);
+            assertThat(TestSupport.capture(KEY_A, TestSupport.unique("card"), with("orderId", value))
+                            .statusCode())
+                    .as(text)
+                    .isEqualTo(201);
+            assertThat(TestSupport.merchant(KEY_A)
+                            .queryParam("orderId", text)
+                            .get("/v1/payments")
+                            .statusCode())
+                    .as(text)
+                    .isEqualTo(200);
+        }
+        assertThat(admin().body("{\"resolution\":\"checked 4242424242424241 with the PSP\"}")
+                        .post("/v1/admin/operations/" + itemId + "/resolve")
+                        .statusCode())
+                .isEqualTo(200);
+    }
+
+    static RequestSpecification admin() {
+        return given().header("Authorization", "Bearer " + TestSupport.ADMIN).contentType("application/json");
     }
 
     /** A chunked body has no Content-Length to refuse it by: it is capped while read, with the same answers. */

@@ -63,6 +63,26 @@ public interface ApiConfig {
          */
         @WithDefault("10s")
         Duration cacheTtl();
+
+        /**
+         * How long an unknown API key is remembered as unknown in this instance (a repeat costs no query). A key
+         * issued through another instance's operator API works here within this time; through this instance's, at
+         * once.
+         */
+        @WithDefault("30s")
+        Duration negativeCacheTtl();
+
+        /**
+         * Failed authentications (missing, malformed, unknown or revoked key) allowed per client address in
+         * {@link #failureWindow()}, as a burst; beyond them 429 too_many_failed_authentications, and keys not
+         * known to this instance are not looked up. Per instance.
+         */
+        @WithDefault("20")
+        int maxFailures();
+
+        /** The time in which the allowance of {@link #maxFailures()} refills, evenly. */
+        @WithDefault("1m")
+        Duration failureWindow();
     }
 
     interface Admin {

@@ -6,17 +6,20 @@ import com.payments.api.config.ApiConfig;
 import com.payments.api.service.ApiResponse;
 import com.payments.api.service.CaptureRequest;
 import com.payments.api.service.CaptureService;
+import com.payments.api.service.CardNumbers;
 import com.payments.api.service.IdempotencyService;
 import com.payments.api.service.MerchantAuthService;
 import com.payments.api.service.PaymentQueryService;
 import com.payments.api.service.RateLimiter;
 import com.payments.api.service.TraceContext;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.UUID;
@@ -131,8 +134,9 @@ public class PaymentResource {
                     String idempotencyKey,
             @RestHeader("traceparent") String traceparent,
             @RestHeader("tracestate") String tracestate,
+            @Context HttpServerRequest http,
             byte[] body) {
-        return auth.authenticate(authorization).flatMap(merchant -> {
+        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
             rateLimiter.acquire(merchant);
             String key = IdempotencyService.validateKey(idempotencyKey);
             CaptureRequest request = CaptureRequest.parse(body, maxBodyBytes);
@@ -161,8 +165,9 @@ public class PaymentResource {
             description = "Merchant over its rate (Retry-After)",
             content =
                     @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
-    public Uni<PaymentView> payment(@RestHeader("Authorization") String authorization, @RestPath String id) {
-        return auth.authenticate(authorization).flatMap(merchant -> {
+    public Uni<PaymentView> payment(
+            @RestHeader("Authorization") String authorization, @RestPath String id, @Context HttpServerRequest http) {
+        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
             rateLimiter.acquire(merchant);
             return queries.payment(merchant, uuidOr404(id));
         });
@@ -191,12 +196,20 @@ public class PaymentResource {
             description = "Merchant over its rate (Retry-After)",
             content =
                     @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
-    public Uni<PaymentList> byOrderId(@RestHeader("Authorization") String authorization, @RestQuery String orderId) {
-        return auth.authenticate(authorization).flatMap(merchant -> {
+    public Uni<PaymentList> byOrderId(
+            @RestHeader("Authorization") String authorization,
+            @RestQuery String orderId,
+            @Context HttpServerRequest http) {
+        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
             rateLimiter.acquire(merchant);
             if (orderId == null || !ORDER_ID.matcher(orderId).matches()) {
                 throw ApiProblem.badRequest(
                         "invalid_order_id", "Query parameter orderId must be 1-255 printable ASCII characters");
+            }
+            if (CardNumbers.containedIn(orderId)) {
+                throw ApiProblem.badRequest(
+                        "card_data_rejected",
+                        "orderId contains what looks like a card number; card data is never accepted");
             }
             return queries.byOrderId(merchant, orderId).map(PaymentList::new);
         });
@@ -222,8 +235,9 @@ public class PaymentResource {
             description = "Merchant over its rate (Retry-After)",
             content =
                     @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
-    public Uni<RefundView> refund(@RestHeader("Authorization") String authorization, @RestPath String id) {
-        return auth.authenticate(authorization).flatMap(merchant -> {
+    public Uni<RefundView> refund(
+            @RestHeader("Authorization") String authorization, @RestPath String id, @Context HttpServerRequest http) {
+        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
             rateLimiter.acquire(merchant);
             return queries.refund(merchant, uuidOr404(id));
         });

@@ -9,10 +9,12 @@ import com.payments.api.service.RefundRequest;
 import com.payments.api.service.RefundService;
 import com.payments.api.service.TraceContext;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -100,8 +102,9 @@ public class RefundResource {
             @RestHeader("traceparent") String traceparent,
             @RestHeader("tracestate") String tracestate,
             @RestPath String id,
+            @Context HttpServerRequest http,
             byte[] body) {
-        return auth.authenticate(authorization).flatMap(merchant -> {
+        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
             rateLimiter.acquire(merchant);
             String key = IdempotencyService.validateKey(idempotencyKey);
             RefundRequest request = RefundRequest.parse(body, maxBodyBytes);

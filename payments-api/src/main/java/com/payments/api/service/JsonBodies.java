@@ -18,9 +18,9 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * Strict parsing of merchant JSON bodies into a tree that the validators check field by field: duplicate keys,
- * trailing data, non-objects, unknown fields and oversized bodies are refused. Jackson's own messages are never
- * passed on (they quote the input).
+ * Strict parsing of merchant (and operator) JSON bodies into a tree that the validators check field by field:
+ * duplicate keys, trailing data, non-objects, unknown fields, oversized bodies and card numbers in any text are
+ * refused. Jackson's own messages are never passed on (they quote the input).
  */
 public final class JsonBodies {
     private static final ObjectMapper STRICT = new ObjectMapper(JsonFactory.builder()
@@ -34,7 +34,11 @@ public final class JsonBodies {
 
     private JsonBodies() {}
 
-    /** Parses a JSON object of at most {@code maxBytes} whose field names are all in {@code allowed}. */
+    /**
+     * Parses a JSON object of at most {@code maxBytes} whose field names are all in {@code allowed} and whose text
+     * values, at any depth, contain no card number ({@link CardNumbers}): 400 {@code card_data_rejected} before
+     * any field is validated, so no such text is ever stored, published or logged.
+     */
     public static ObjectNode parseObject(byte[] body, int maxBytes, Set<String> allowed) {
         if (body == null || body.length == 0) {
             throw ApiProblem.badRequest("invalid_json", "A JSON object body is required");
@@ -62,7 +66,26 @@ public final class JsonBodies {
                                 : "The body has a field that is not part of the API");
             }
         }
+        tree.fields().forEachRemaining(field -> {
+            if (containsCardNumber(field.getValue())) {
+                throw ApiProblem.badRequest(
+                        "card_data_rejected",
+                        field.getKey() + " contains what looks like a card number; card data is never accepted");
+            }
+        });
         return (ObjectNode) tree;
+    }
+
+    private static boolean containsCardNumber(JsonNode node) {
+        if (node.isTextual()) {
+            return CardNumbers.containedIn(node.textValue());
+        }
+        for (JsonNode child : node) {
+            if (containsCardNumber(child)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A required or optional integer field in [min, max]; 1.0, 1e3, "100" and out-of-range values are refused. */

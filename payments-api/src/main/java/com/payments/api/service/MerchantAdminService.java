@@ -31,34 +31,42 @@ public class MerchantAdminService {
     public Uni<IssuedKey> createMerchant(String name, int rateLimitPerSecond) {
         UUID id = UUID.randomUUID();
         String apiKey = newKey();
+        byte[] hash = MerchantAuthService.hash(apiKey);
         return pool.withTransaction(conn -> merchants
-                .insert(conn, id, name, rateLimitPerSecond)
-                .flatMap(m -> merchants.insertKey(conn, id, MerchantAuthService.hash(apiKey), prefix(apiKey)))
-                .map(keyId -> new IssuedKey(id, keyId, apiKey, 0)));
+                        .insert(conn, id, name, rateLimitPerSecond)
+                        .flatMap(m -> merchants.insertKey(conn, id, hash, prefix(apiKey)))
+                        .map(keyId -> new IssuedKey(id, keyId, apiKey, 0)))
+                .invoke(() -> auth.issued(hash));
     }
 
     /** Issues a new key; with {@code revokeOthers} every other key of the merchant stops working. */
     public Uni<IssuedKey> issueKey(UUID merchantId, boolean revokeOthers) {
         String apiKey = newKey();
+        byte[] hash = MerchantAuthService.hash(apiKey);
         return pool.withTransaction(conn -> merchants.exists(conn, merchantId).flatMap(exists -> {
                     if (!exists) {
                         return Uni.createFrom().failure(ApiProblem.notFound());
                     }
                     return merchants
-                            .insertKey(conn, merchantId, MerchantAuthService.hash(apiKey), prefix(apiKey))
+                            .insertKey(conn, merchantId, hash, prefix(apiKey))
                             .flatMap(keyId -> (revokeOthers
                                             ? merchants.revokeOtherKeys(conn, merchantId, keyId)
                                             : Uni.createFrom().item(0))
                                     .map(revoked -> new IssuedKey(merchantId, keyId, apiKey, revoked)));
                 }))
-                .invoke(auth::invalidate);
+                .invoke(issued -> {
+                    auth.issued(hash);
+                    auth.invalidate(merchantId);
+                });
     }
 
     /** Creates a merchant with a fixed id and key unless it exists (demo merchants). */
     public Uni<Merchant> ensureMerchant(UUID id, String name, int rateLimitPerSecond, String apiKey) {
+        byte[] hash = MerchantAuthService.hash(apiKey);
         return pool.withTransaction(conn -> merchants
-                .insert(conn, id, name, rateLimitPerSecond)
-                .call(m -> merchants.insertKey(conn, id, MerchantAuthService.hash(apiKey), prefix(apiKey))));
+                        .insert(conn, id, name, rateLimitPerSecond)
+                        .call(m -> merchants.insertKey(conn, id, hash, prefix(apiKey))))
+                .invoke(() -> auth.issued(hash));
     }
 
     static String newKey() {
