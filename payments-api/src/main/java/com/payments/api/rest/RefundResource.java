@@ -20,6 +20,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
@@ -48,60 +49,144 @@ public class RefundResource {
     }
 
     /** The refund request body, for the OpenAPI document. */
-    @Schema(name = "RefundRequest")
+    @Schema(name = "RefundRequest", additionalProperties = Schema.False.class)
     record RefundBody(
-            @Schema(minimum = "1", maximum = "1000000000000", example = "500") long amount,
-            @Schema(maxLength = RefundRequest.MAX_REASON_LENGTH, example = "customer request") String reason) {}
+            @Schema(
+                            required = true,
+                            minimum = "1",
+                            maximum = "1000000000000",
+                            description = "Amount in minor units of the payment's currency; at most refundableAmount",
+                            example = "1000")
+                    long amount,
+            @Schema(
+                            minLength = 1,
+                            maxLength = RefundRequest.MAX_REASON_LENGTH,
+                            description = "Optional note, stored on the refund (no control characters)",
+                            example = "customer request")
+                    String reason) {}
+
+    static final String ACCEPTED_EXAMPLE =
+            "{\"refundId\":\"b117eb3b-358d-4986-a733-058c66da8118\",\"paymentId\":\"b7bf60f8-1344-4506-bd0c-2849fc94b978\","
+                    + "\"amount\":1000,\"status\":\"PENDING\"}";
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Refund (part of) a captured payment (idempotent by Idempotency-Key)")
-    @RequestBody(content = @Content(schema = @Schema(implementation = RefundBody.class)))
+    @Operation(
+            operationId = "createRefund",
+            summary = "Refund (part of) a captured payment (idempotent by Idempotency-Key)",
+            description = "Reserves the amount on the payment and answers 202 PENDING; the refund is then executed at"
+                    + " the PSP. Poll GET /v1/refunds/{refundId} until SUCCEEDED or FAILED. Only the 202 is stored for"
+                    + " the key: a refusal (404/409/422) changes nothing and the same key may be sent again.")
+    @RequestBody(
+            required = true,
+            content =
+                    @Content(
+                            mediaType = MediaType.APPLICATION_JSON,
+                            schema = @Schema(implementation = RefundBody.class),
+                            examples =
+                                    @ExampleObject(
+                                            name = "refund",
+                                            value = "{\"amount\":1000,\"reason\":\"customer request\"}")))
     @APIResponse(
             responseCode = "202",
-            description = "Reserved; refunds-worker executes it at the PSP. Poll GET /v1/refunds/{refundId}",
-            content = @Content(schema = @Schema(implementation = RefundAccepted.class)),
-            headers = @Header(name = "Idempotent-Replayed", description = "true on a replay"))
+            description = "Reserved (status PENDING), first answer or replay",
+            headers = @Header(name = "Idempotent-Replayed", ref = "IdempotentReplayed"),
+            content =
+                    @Content(
+                            mediaType = MediaType.APPLICATION_JSON,
+                            schema = @Schema(implementation = RefundAccepted.class),
+                            examples = @ExampleObject(name = "pending", value = ACCEPTED_EXAMPLE)))
     @APIResponse(
             responseCode = "400",
-            description = "Invalid body or Idempotency-Key (not stored)",
+            description =
+                    "The body or the Idempotency-Key is invalid; nothing stored. Codes:"
+                            + " missing_idempotency_key, invalid_idempotency_key, invalid_json, unknown_field, body_too_large"
+                            + " (over 16 KiB), invalid_amount, invalid_reason, card_data_rejected (a card number in reason), bad_request",
             content =
-                    @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(
-            responseCode = "401",
-            description = "Missing or unknown API key",
-            content =
-                    @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(
-            responseCode = "404",
-            description = "No such payment for this merchant (not stored)",
-            content =
-                    @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
+                    @Content(
+                            mediaType = ProblemMapper.PROBLEM_JSON,
+                            schema = @Schema(implementation = Problem.class),
+                            examples = {
+                                @ExampleObject(
+                                        name = "missing_idempotency_key",
+                                        value = ApiDefinition.MISSING_IDEMPOTENCY_KEY),
+                                @ExampleObject(
+                                        name = "invalid_idempotency_key",
+                                        value = ApiDefinition.INVALID_IDEMPOTENCY_KEY),
+                                @ExampleObject(name = "invalid_json", value = ApiDefinition.INVALID_JSON),
+                                @ExampleObject(name = "unknown_field", value = ApiDefinition.UNKNOWN_FIELD),
+                                @ExampleObject(name = "body_too_large", value = ApiDefinition.BODY_TOO_LARGE),
+                                @ExampleObject(name = "invalid_amount", value = ApiDefinition.INVALID_AMOUNT),
+                                @ExampleObject(
+                                        name = "invalid_reason",
+                                        value =
+                                                "{\"type\":\"" + ApiDefinition.TYPE + "invalid_reason\",\"title\":"
+                                                        + "\"Bad request\",\"status\":400,\"detail\":\"reason must be 1-500"
+                                                        + " characters without control characters\",\"code\":\"invalid_reason\"}")
+                            }))
+    @APIResponse(responseCode = "401", ref = "Unauthorized")
+    @APIResponse(responseCode = "404", ref = "NotFound")
+    @APIResponse(responseCode = "406", ref = "NotAcceptable")
     @APIResponse(
             responseCode = "409",
-            description = "idempotency_key_in_use: a request with this key is in flight; payment_outcome_pending: the"
-                    + " payment is UNKNOWN/PROCESSING (Retry-After; not stored)",
+            description = "`payment_outcome_pending`: the payment is UNKNOWN or PROCESSING, its outcome at the PSP is"
+                    + " not known yet; `idempotency_key_in_use`: a request with this key is in flight. Retry after"
+                    + " Retry-After; nothing stored",
+            headers = @Header(name = "Retry-After", ref = "RetryAfter"),
             content =
-                    @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
+                    @Content(
+                            mediaType = ProblemMapper.PROBLEM_JSON,
+                            schema = @Schema(implementation = Problem.class),
+                            examples = {
+                                @ExampleObject(
+                                        name = "payment_outcome_pending",
+                                        value = "{\"type\":\"" + ApiDefinition.TYPE + "payment_outcome_pending\","
+                                                + "\"title\":\"Payment outcome pending\",\"status\":409,\"detail\":"
+                                                + "\"The payment's outcome at the payment provider is not known yet;"
+                                                + " retry after Retry-After\",\"code\":\"payment_outcome_pending\"}"),
+                                @ExampleObject(
+                                        name = "idempotency_key_in_use",
+                                        value = ApiDefinition.IDEMPOTENCY_KEY_IN_USE)
+                            }))
+    @APIResponse(responseCode = "413", ref = "PayloadTooLarge")
+    @APIResponse(responseCode = "415", ref = "UnsupportedMediaType")
     @APIResponse(
             responseCode = "422",
-            description = "refund_exceeds_refundable, payment_not_refundable (not stored), or idempotency_key_reused",
+            description = "`refund_exceeds_refundable`: more than refundableAmount; `payment_not_refundable`: the"
+                    + " payment is FAILED (both not stored); `idempotency_key_reused`: the key was used with another"
+                    + " request (the first answer stays)",
             content =
-                    @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(
-            responseCode = "429",
-            description = "Merchant over its rate (Retry-After; not stored)",
-            content =
-                    @Content(mediaType = ProblemMapper.PROBLEM_JSON, schema = @Schema(implementation = Problem.class)))
+                    @Content(
+                            mediaType = ProblemMapper.PROBLEM_JSON,
+                            schema = @Schema(implementation = Problem.class),
+                            examples = {
+                                @ExampleObject(
+                                        name = "refund_exceeds_refundable",
+                                        value = "{\"type\":\"" + ApiDefinition.TYPE + "refund_exceeds_refundable\","
+                                                + "\"title\":\"Refund exceeds refundable amount\",\"status\":422,"
+                                                + "\"detail\":\"The amount is more than what is left to refund on this"
+                                                + " payment\",\"code\":\"refund_exceeds_refundable\"}"),
+                                @ExampleObject(
+                                        name = "payment_not_refundable",
+                                        value = "{\"type\":\"" + ApiDefinition.TYPE + "payment_not_refundable\","
+                                                + "\"title\":\"Payment not refundable\",\"status\":422,\"detail\":"
+                                                + "\"Only a captured payment can be refunded\",\"code\":"
+                                                + "\"payment_not_refundable\"}"),
+                                @ExampleObject(
+                                        name = "idempotency_key_reused",
+                                        value = ApiDefinition.IDEMPOTENCY_KEY_REUSED)
+                            }))
+    @APIResponse(responseCode = "429", ref = "RateLimited")
+    @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<RestResponse<byte[]>> refund(
             @RestHeader("Authorization") String authorization,
-            @Parameter(required = true, schema = @Schema(type = SchemaType.STRING, maxLength = 255))
-                    @RestHeader("Idempotency-Key")
-                    String idempotencyKey,
-            @RestHeader("traceparent") String traceparent,
-            @RestHeader("tracestate") String tracestate,
-            @RestPath String id,
+            @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,
+            @Parameter(ref = "traceparent") @RestHeader("traceparent") String traceparent,
+            @Parameter(ref = "tracestate") @RestHeader("tracestate") String tracestate,
+            @Parameter(description = "The payment's id", schema = @Schema(type = SchemaType.STRING, format = "uuid"))
+                    @RestPath
+                    String id,
             @Context HttpServerRequest http,
             byte[] body) {
         return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {

@@ -1,0 +1,120 @@
+// The README's walkthrough through the generated TypeScript client (typescript-fetch; docs/clients.md): capture,
+// replay with the same key, the same key with another amount (422), refund, and reading the refund until SUCCEEDED.
+// Exit code 0 when every step behaved as documented. Arguments: API base URL, merchant API key.
+import {
+  ApiResponse,
+  Configuration,
+  PaymentsApi,
+  Problem,
+  RefundsApi,
+  ResponseError,
+} from "../target/typescript-client";
+
+// Node's globals, declared here instead of installing @types/node for two of them.
+declare const process: { argv: string[]; exit(code: number): never };
+
+const basePath = process.argv[2] ?? "http://127.0.0.1:8080";
+const apiKey = process.argv[3] ?? "sk_test_demo_merchant_a";
+const config = new Configuration({ basePath, accessToken: apiKey });
+const payments = new PaymentsApi(config);
+const refunds = new RefundsApi(config);
+const run = `ts-${Date.now()}`;
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new Error(`walkthrough FAILED: ${message}`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function poll(condition: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    if (await condition()) return;
+    await sleep(500);
+  }
+  throw new Error(`walkthrough FAILED: not reached within 60 s: ${what}`);
+}
+
+// Sends a request again, with the same Idempotency-Key, when its answer was lost (network error) or says to retry
+// (409 idempotency_key_in_use, 429, 503): a retry with the same key never charges twice.
+async function withRetries<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (e) {
+      const status = e instanceof ResponseError ? e.response.status : 0;
+      if (![0, 409, 429, 503].includes(status) || attempt === 5) throw e;
+      const retryAfter = e instanceof ResponseError ? e.response.headers.get("Retry-After") : null;
+      await sleep(retryAfter ? Number(retryAfter) * 1000 : 1000);
+    }
+  }
+}
+
+// A refusal is a ResponseError whose body is application/problem+json with a stable code.
+async function problemOf(e: unknown): Promise<{ status: number; problem: Problem }> {
+  if (!(e instanceof ResponseError)) throw e;
+  return { status: e.response.status, problem: (await e.response.json()) as Problem };
+}
+
+async function main(): Promise<void> {
+  console.log("\n--- 1. create a payment of 25.00 EUR");
+  const capture = { orderId: `order-${run}`, amount: 2500, currency: "EUR", source: "tok_visa" };
+  const paymentKey = `pay-${run}`;
+  const first: ApiResponse<unknown> = await withRetries(() =>
+    payments.createPaymentRaw({ idempotencyKey: paymentKey, captureRequest: capture }),
+  );
+  const payment = await (first as Awaited<ReturnType<typeof payments.createPaymentRaw>>).value();
+  console.log(first.raw.status, JSON.stringify(payment));
+  if (first.raw.status === 202) {
+    console.log("outcome unknown for now; waiting for the resolver");
+    await poll(async () => (await payments.getPayment({ id: payment.id! })).status === "CAPTURED", "payment CAPTURED");
+  } else {
+    check(first.raw.status === 201, `expected 201, got ${first.raw.status}`);
+    check(payment.status === "CAPTURED", "payment not CAPTURED");
+  }
+
+  console.log("\n--- 2. replay it with the same key: same payment, Idempotent-Replayed: true");
+  const replay = await withRetries(() =>
+    payments.createPaymentRaw({ idempotencyKey: paymentKey, captureRequest: capture }),
+  );
+  const replayed = await replay.value();
+  console.log(replay.raw.status, replay.raw.headers.get("Idempotent-Replayed"));
+  check(replay.raw.status === 201, `replay answered ${replay.raw.status}`);
+  check(replayed.id === payment.id, "replay is another payment");
+  check(replay.raw.headers.get("Idempotent-Replayed") === "true", "no Idempotent-Replayed: true");
+
+  console.log("\n--- 3. the same key with another amount: 422 idempotency_key_reused");
+  try {
+    await payments.createPayment({ idempotencyKey: paymentKey, captureRequest: { ...capture, amount: 9999 } });
+    check(false, "the reused key was accepted");
+  } catch (e) {
+    const { status, problem } = await problemOf(e);
+    console.log(status, JSON.stringify(problem));
+    check(status === 422, `expected 422, got ${status}`);
+    check(problem.code === "idempotency_key_reused", `code ${problem.code}`);
+  }
+
+  console.log("\n--- 4. refund 10.00 EUR of it");
+  const accepted = await withRetries(() =>
+    refunds.createRefundRaw({
+      id: payment.id!,
+      idempotencyKey: `refund-${run}`,
+      refundRequest: { amount: 1000, reason: "walkthrough" },
+    }),
+  );
+  const reserved = await accepted.value();
+  console.log(accepted.raw.status, JSON.stringify(reserved));
+  check(accepted.raw.status === 202, `expected 202, got ${accepted.raw.status}`);
+
+  console.log("\n--- 5. read the refund until SUCCEEDED");
+  await poll(async () => (await payments.getRefund({ id: reserved.refundId! })).status === "SUCCEEDED", "refund SUCCEEDED");
+  console.log(JSON.stringify(await payments.getRefund({ id: reserved.refundId! })));
+  const after = await payments.getPayment({ id: payment.id! });
+  check(after.refundableAmount === 1500, `refundableAmount ${after.refundableAmount}`);
+
+  console.log("\ntypescript client walkthrough: all steps passed");
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
