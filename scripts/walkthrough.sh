@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 API=${API:-http://127.0.0.1:8080}
 KEY=${MERCHANT_KEY:-sk_test_demo_merchant_a}
-RUN=$(date +%s%N)
+# Unique per run, and no 13-19 digit run in it: the API refuses anything that could be a card number (docs/api.md).
+RUN=$(date +%s)x$(date +%N)
 
 step() { printf '\n\033[1m--- %s\033[0m\n' "$*"; }
 fail() { printf 'walkthrough FAILED: %s\n' "$*" >&2; exit 1; }
