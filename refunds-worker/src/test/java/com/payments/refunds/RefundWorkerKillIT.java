@@ -27,6 +27,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -48,6 +50,13 @@ class RefundWorkerKillIT {
     void killedWithRefundsInFlightEveryRefundEndsFinalWithOneMovement() throws Exception {
         Postgres.Database db = Postgres.freshDatabase("refund_kill");
         Kafka.deleteAllTopics();
+        try (Admin admin = Kafka.admin()) {
+            // Created up front: producing into a topic the broker is still creating fails with retries that a loaded
+            // machine turns into out-of-order sequence errors.
+            admin.createTopics(List.of(new NewTopic(Topics.REFUND_COMMANDS, 4, (short) 1)))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+        }
         try (PspSandbox psp = PspSandbox.start(Map.of("psp.latency.fixed", "300ms", "psp.latency.spread", "1700ms"));
                 Connection sql = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password())) {
             List<UUID> refunds = new ArrayList<>();
