@@ -9,6 +9,7 @@
 #
 #   PSP_LATENCY_MS=300 N=6000 bench/refund-execution.sh          # throughput at 300 ms
 #   PSP_LATENCY_MS=300 N=3000 RATE=100 bench/refund-execution.sh # latency and backlog at 100 refunds/s
+#   RUNS="300:0 0:0 300:100" N=6000 bench/refund-execution.sh    # several LATENCY_MS:RATE runs on one stack
 #   SKIP_BUILD=1 ...                                              # use the jars as they are
 # Kafka: an embedded broker (local-infra's LocalInfraMain). PostgreSQL: PAYMENTS_PG_* if set, else embedded.
 set -euo pipefail
@@ -17,6 +18,7 @@ cd "$(dirname "$0")/.."
 N=${N:-3000}
 PSP_LATENCY_MS=${PSP_LATENCY_MS:-300}
 RATE=${RATE:-0}
+RUNS=${RUNS:-"$PSP_LATENCY_MS:$RATE"}
 API_PORT=${API_PORT:-18080}
 RELAY_PORT=${RELAY_PORT:-18081}
 WORKER_PORT=${WORKER_PORT:-18082}
@@ -76,56 +78,66 @@ KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMI
   -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}' |
   sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
 
-echo "== capturing $N payments through the API (PSP at 0 ms)"
+read -ra RUN_LIST <<<"$RUNS"
+TOTAL=$((N * ${#RUN_LIST[@]}))
+echo "== capturing $TOTAL payments through the API (PSP at 0 ms)"
 curl -fs -X DELETE "$PSP/test/faults" >/dev/null
 round=0
-while (($(sql "SELECT count(*) FROM payments WHERE status = 'CAPTURED'") < N)); do
+while (($(sql "SELECT count(*) FROM payments WHERE status = 'CAPTURED'") < TOTAL)); do
   round=$((round + 1))
   wrk -t"$THREADS" -c16 -d5s -s bench/capture.lua "$API" -- "$KEY" "capture$round" >/dev/null
 done
-sql "SELECT id FROM payments WHERE status = 'CAPTURED' ORDER BY created_at LIMIT $N" >"$LOGDIR/payments.txt"
+sql "SELECT id FROM payments WHERE status = 'CAPTURED' ORDER BY created_at LIMIT $TOTAL" >"$LOGDIR/all-payments.txt"
 sql "VACUUM ANALYZE"
 
-curl -fs -X PUT "$PSP/test/faults" -H 'Content-Type: application/json' \
-  -d "{\"latencyFixedMs\":$PSP_LATENCY_MS}" >/dev/null
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 pg_cpu() { ps -C postgres -o cputimes= 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
-WORKER_CPU0=$(cpu_ticks "$refunds_worker_PID")
-PG_CPU0=$(pg_cpu)
-echo "machine: $(nproc) cores, uptime: $(uptime); PSP latency ${PSP_LATENCY_MS} ms; N=$N; RATE=$RATE (0 = 16 connections)"
+run=0
+for spec in "${RUN_LIST[@]}"; do
+  run=$((run + 1))
+  PSP_LATENCY_MS=${spec%%:*}
+  RATE=${spec##*:}
+  sed -n "$(((run - 1) * N + 1)),$((run * N))p" "$LOGDIR/all-payments.txt" >"$LOGDIR/payments.txt"
+  curl -fs -X PUT "$PSP/test/faults" -H 'Content-Type: application/json' \
+    -d "{\"latencyFixedMs\":$PSP_LATENCY_MS}" >/dev/null
+  RUN_START=$(sql "SELECT now()")
+  WORKER_CPU0=$(cpu_ticks "$refunds_worker_PID")
+  PG_CPU0=$(pg_cpu)
+  echo
+  echo "== run $run: PSP latency ${PSP_LATENCY_MS} ms, N=$N, RATE=$RATE (0 = 16 connections); $(nproc) cores, uptime:$(uptime)"
 
-if ((RATE > 0)); then
-  CONNECTIONS=$THREADS
-  SECONDS_RESERVING=$(((N + RATE - 1) / RATE + 2))
-else
-  CONNECTIONS=16
-  SECONDS_RESERVING=$((N / 500 + 5))
-fi
-# the PENDING backlog, once a second, while reserving and until every refund is final
-(
-  while true; do
-    echo "$(date +%s) $(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING'")"
+  if ((RATE > 0)); then
+    CONNECTIONS=$THREADS
+    SECONDS_RESERVING=$(((N + RATE - 1) / RATE + 2))
+  else
+    CONNECTIONS=16
+    SECONDS_RESERVING=$((N / 500 + 5))
+  fi
+  # the PENDING backlog, once a second, while reserving and until every refund is final
+  (
+    while true; do
+      echo "$(date +%s) $(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING'")"
+      sleep 1
+    done
+  ) >"$LOGDIR/backlog-$run.txt" 2>/dev/null &
+  SAMPLER=$!
+  PIDS+=($SAMPLER)
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_RESERVING}s" -s bench/refund-execution.lua "$API" -- \
+    "$KEY" "refund$run" "$LOGDIR/payments.txt" "$THREADS" "$RATE" >"$LOGDIR/wrk.txt"
+  RESERVED=$(sql "SELECT count(*) FROM refunds WHERE created_at >= '$RUN_START'")
+  for _ in $(seq 1 600); do
+    (($(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING'") == 0)) && break
     sleep 1
-  done
-) >"$LOGDIR/backlog.txt" 2>/dev/null &
-SAMPLER=$!
-PIDS+=($SAMPLER)
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_RESERVING}s" -s bench/refund-execution.lua "$API" -- \
-  "$KEY" "refund" "$LOGDIR/payments.txt" "$THREADS" "$RATE" >"$LOGDIR/wrk.txt"
-RESERVED=$(sql "SELECT count(*) FROM refunds")
-for _ in $(seq 1 600); do
-  (($(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING'") == 0)) && break
-  sleep 1
 done
 kill "$SAMPLER" 2>/dev/null || true
 WORKER_CPU=$((($(cpu_ticks "$refunds_worker_PID") - WORKER_CPU0) / $(getconf CLK_TCK)))
 PG_CPU=$(($(pg_cpu) - PG_CPU0))
 
-echo "== $RESERVED refunds reserved; $(sql "SELECT string_agg(status || ' ' || n, ', ') FROM
-  (SELECT status, count(*) n FROM refunds GROUP BY status ORDER BY status) s")"
+echo "$RESERVED refunds reserved; $(sql "SELECT string_agg(status || ' ' || n, ', ') FROM
+  (SELECT status, count(*) n FROM refunds WHERE created_at >= '$RUN_START' GROUP BY status ORDER BY status) s")"
 sql "WITH r AS (SELECT created_at, completed_at, extract(epoch FROM completed_at - created_at) * 1000 AS ms,
                        ntile(10) OVER (ORDER BY completed_at) AS decile
-                  FROM refunds WHERE status = 'SUCCEEDED'),
+                  FROM refunds WHERE status = 'SUCCEEDED' AND created_at >= '$RUN_START'),
           mid AS (SELECT count(*) n, extract(epoch FROM max(completed_at) - min(completed_at)) s
                     FROM r WHERE decile BETWEEN 2 AND 9)
      SELECT format('reserved over %s s (%s /s); executed %s /s overall (first reservation to last completion), %s /s over the middle 80 %% of completions; reservation -> SUCCEEDED p50 %s ms, p99 %s ms, max %s ms',
@@ -138,7 +150,8 @@ sql "WITH r AS (SELECT created_at, completed_at, extract(epoch FROM completed_at
                    round(max(ms)::numeric))
        FROM r"
 awk 'NR == 1 {t0 = $1} {n++; if ($2 > max) max = $2; line = line sprintf(" %ds:%d", $1 - t0, $2)}
-     END {print "PENDING backlog, per second (max " max "):" line}' "$LOGDIR/backlog.txt" | cut -c1-1500
+     END {print "PENDING backlog, per second (max " max "):" line}' "$LOGDIR/backlog-$run.txt" | cut -c1-1500
 echo "CPU during the run: refunds-worker ${WORKER_CPU} s, PostgreSQL ${PG_CPU} s (all its processes on this host)"
-echo "sandbox: $(curl -fs "$PSP/test/refund-requests?reference=none" | sed -E 's/.*"maxInFlight":([0-9]+).*/at most \1 refund calls in flight/')"
+echo "sandbox: $(curl -fs "$PSP/test/refund-requests?reference=none" | sed -E 's/.*"maxInFlight":([0-9]+).*/at most \1 refund calls in flight since the stack started/')"
+done
 echo "logs in $LOGDIR"
