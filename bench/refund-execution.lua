@@ -41,6 +41,9 @@ function delay()
   if interval == 0 then
     return 0
   end
+  if start == nil then
+    start = now_ms()
+  end
   local wait = start + sent * interval - now_ms()
   return wait > 0 and wait or 0
 end
