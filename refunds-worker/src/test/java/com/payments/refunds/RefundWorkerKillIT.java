@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -52,10 +54,23 @@ class RefundWorkerKillIT {
         Kafka.deleteAllTopics();
         try (Admin admin = Kafka.admin()) {
             // Created up front: producing into a topic the broker is still creating fails with retries that a loaded
-            // machine turns into out-of-order sequence errors.
-            admin.createTopics(List.of(new NewTopic(Topics.REFUND_COMMANDS, 4, (short) 1)))
-                    .all()
-                    .get(60, TimeUnit.SECONDS);
+            // machine turns into out-of-order sequence errors. The deletion above completes asynchronously at the
+            // broker: "already exists" means it is still under way, so try again.
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
+                        try {
+                            admin.createTopics(List.of(new NewTopic(Topics.REFUND_COMMANDS, 4, (short) 1)))
+                                    .all()
+                                    .get(60, TimeUnit.SECONDS);
+                            return true;
+                        } catch (ExecutionException e) {
+                            if (e.getCause() instanceof TopicExistsException) {
+                                return false;
+                            }
+                            throw e;
+                        }
+                    });
         }
         try (PspSandbox psp = PspSandbox.start(Map.of("psp.latency.fixed", "300ms", "psp.latency.spread", "1700ms"));
                 Connection sql = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password())) {
