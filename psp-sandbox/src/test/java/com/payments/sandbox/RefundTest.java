@@ -8,9 +8,19 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -105,5 +115,48 @@ class RefundTest {
                 .then()
                 .statusCode(404)
                 .body("error.code", equalTo("charge_not_found"));
+    }
+
+    @Test
+    void requestLogShowsWhenEachRefundArrivedAndWasAnswered() throws Exception {
+        Sandbox.faults("{\"latencyFixedMs\":300}");
+        String charge = chargeId("tok_visa", 1000);
+        List<String> refs = List.of(unique("ref"), unique("ref"), unique("ref"));
+        ExecutorService pool = Executors.newFixedThreadPool(refs.size());
+        try {
+            List<Future<Integer>> answers = new ArrayList<>();
+            for (String ref : refs) {
+                answers.add(pool.submit(() -> refund(ref, charge, 100).statusCode()));
+            }
+            for (Future<Integer> answer : answers) {
+                assertEquals(200, answer.get(10, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<Map<String, Object>> entries = new ArrayList<>();
+        for (String ref : refs) {
+            List<Map<String, Object>> logged = given().queryParam("reference", ref)
+                    .get("/test/refund-requests")
+                    .then()
+                    .statusCode(200)
+                    .extract()
+                    .path("requests");
+            assertEquals(1, logged.size(), ref);
+            assertEquals(200, logged.get(0).get("status"));
+            entries.add(logged.get(0));
+        }
+        // All three were in flight together: each arrived before any was answered, 300 ms later.
+        for (Map<String, Object> a : entries) {
+            Instant answered = Instant.parse((String) a.get("answeredAt"));
+            assertTrue(Duration.between(Instant.parse((String) a.get("receivedAt")), answered)
+                            .compareTo(Duration.ofMillis(300))
+                    >= 0);
+            for (Map<String, Object> b : entries) {
+                assertTrue(Instant.parse((String) b.get("receivedAt")).isBefore(answered));
+            }
+        }
+        int maxInFlight = given().get("/test/refund-requests").then().extract().path("maxInFlight");
+        assertTrue(maxInFlight >= 3, "maxInFlight " + maxInFlight);
     }
 }

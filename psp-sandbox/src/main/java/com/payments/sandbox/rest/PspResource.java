@@ -3,6 +3,7 @@ package com.payments.sandbox.rest;
 import com.payments.sandbox.RefundRequest;
 import com.payments.sandbox.service.FaultSettings;
 import com.payments.sandbox.service.PspService;
+import com.payments.sandbox.service.RefundRequestLog;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -24,10 +25,12 @@ public class PspResource {
 
     private final PspService psp;
     private final FaultSettings faults;
+    private final RefundRequestLog refundLog;
 
-    public PspResource(PspService psp, FaultSettings faults) {
+    public PspResource(PspService psp, FaultSettings faults, RefundRequestLog refundLog) {
         this.psp = psp;
         this.faults = faults;
+        this.refundLog = refundLog;
     }
 
     @GET
@@ -40,7 +43,11 @@ public class PspResource {
     @Path("/refunds")
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<RestResponse<byte[]>> refund(@RestHeader("Idempotency-Key") String key, RefundRequest body) {
-        return Replies.respond(psp.refund(key, body), faults);
+        RefundRequestLog.Request logged = refundLog.received(body == null ? null : body.reference());
+        return Replies.respond(psp.refund(key, body), faults)
+                .onTermination()
+                .invoke((response, failure, cancelled) ->
+                        refundLog.answered(logged, response == null ? 500 : response.getStatus()));
     }
 
     @GET

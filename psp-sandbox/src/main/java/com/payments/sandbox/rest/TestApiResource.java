@@ -4,6 +4,7 @@ import com.payments.sandbox.Counters;
 import com.payments.sandbox.Faults;
 import com.payments.sandbox.service.FaultSettings;
 import com.payments.sandbox.service.PspService;
+import com.payments.sandbox.service.RefundRequestLog;
 import com.payments.sandbox.service.SandboxClock;
 import com.payments.sandbox.service.SettlementService;
 import com.payments.sandbox.service.SettlementService.Injected;
@@ -26,8 +27,8 @@ import java.util.List;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /**
- * The sandbox's test API (not part of the PSP protocol): counters per reference, runtime fault knobs,
- * a controllable clock, the webhook delivery log, injected settlement discrepancies, synthetic
+ * The sandbox's test API (not part of the PSP protocol): counters per reference, the refund request log, runtime
+ * fault knobs, a controllable clock, the webhook delivery log, injected settlement discrepancies, synthetic
  * settlement files, and a reset.
  */
 @Path("/test")
@@ -51,18 +52,21 @@ public class TestApiResource {
     private final SandboxClock clock;
     private final WebhookService webhooks;
     private final SettlementService settlements;
+    private final RefundRequestLog refundLog;
 
     public TestApiResource(
             PspService psp,
             FaultSettings faults,
             SandboxClock clock,
             WebhookService webhooks,
-            SettlementService settlements) {
+            SettlementService settlements,
+            RefundRequestLog refundLog) {
         this.psp = psp;
         this.faults = faults;
         this.clock = clock;
         this.webhooks = webhooks;
         this.settlements = settlements;
+        this.refundLog = refundLog;
     }
 
     @GET
@@ -78,8 +82,16 @@ public class TestApiResource {
         psp.reset();
         settlements.reset();
         webhooks.reset();
+        refundLog.reset();
         faults.reset();
         clock.release();
+    }
+
+    /** The last {@code POST /v1/refunds} requests (of {@code reference}, or all), oldest first, and how many overlap. */
+    @GET
+    @Path("/refund-requests")
+    public RefundRequestLog.Snapshot refundRequests(@RestQuery String reference) {
+        return refundLog.snapshot(reference);
     }
 
     @GET

@@ -16,7 +16,7 @@ import org.eclipse.microprofile.rest.client.inject.RestClient;
  * Refunds at the PSP, with the refund id as both {@code Idempotency-Key} and {@code reference}, so any number of
  * sends of one refund move money at most once. Definite answers (success, decline, rejection, not found) are items
  * and never count as circuit-breaker failures; timeouts, connection errors and 5xx are failed {@code Uni}s (unknown
- * outcome) and do.
+ * outcome) and do. Every call runs under {@link PspConcurrencyLimit}, inside the timeout.
  */
 @ApplicationScoped
 public class PspClient {
@@ -25,24 +25,27 @@ public class PspClient {
 
     private final PspRefundsApi api;
     private final ObjectMapper mapper;
+    private final PspConcurrencyLimit limit;
 
-    public PspClient(@RestClient PspRefundsApi api, ObjectMapper mapper) {
+    public PspClient(@RestClient PspRefundsApi api, ObjectMapper mapper, PspConcurrencyLimit limit) {
         this.api = api;
         this.mapper = mapper;
+        this.limit = limit;
     }
 
     @Timeout(5000)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10_000, successThreshold = 2)
     public Uni<PspOutcome> refund(UUID refundId, String chargeReference, long amount) {
         String reference = refundId.toString();
-        return answer(api.create(reference, new PspRefundsApi.RefundBody(reference, chargeReference, amount)))
+        return limit.run(() ->
+                        answer(api.create(reference, new PspRefundsApi.RefundBody(reference, chargeReference, amount))))
                 .map(response -> interpret(response, false));
     }
 
     @Timeout(5000)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10_000, successThreshold = 2)
     public Uni<PspOutcome> lookup(UUID refundId) {
-        return answer(api.byReference(refundId.toString())).map(response -> interpret(response, true));
+        return limit.run(() -> answer(api.byReference(refundId.toString()))).map(response -> interpret(response, true));
     }
 
     /** The HTTP answer whatever its status, should a default exception mapper turn a 4xx/5xx into an exception. */

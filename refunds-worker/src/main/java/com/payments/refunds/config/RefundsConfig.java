@@ -24,6 +24,27 @@ public interface RefundsConfig {
     /** Housekeeping of {@code consumed_events}, the deduplication log. */
     Dedup dedup();
 
+    /** The adaptive limit of concurrent PSP calls; the refund-commands consumer's records in flight follow it. */
+    PspLimit pspLimit();
+
+    interface PspLimit {
+        /** Limit at start, before any round trip was measured. */
+        @WithDefault("20")
+        int initial();
+
+        /** The limit never goes below this, however slow the PSP gets. */
+        @WithDefault("20")
+        int min();
+
+        /**
+         * Hard ceiling of concurrent PSP calls per instance. {@code quarkus.rest-client.psp.connection-pool-size}
+         * follows it (one HTTP/1.1 keep-alive connection per call in flight). The consumer holds at most twice this
+         * many records in flight.
+         */
+        @WithDefault("256")
+        int max();
+    }
+
     interface Dedup {
         /**
          * How long an applied event id is remembered. Longer than the topic's retention (Kafka's default is 7 days),

@@ -2,33 +2,62 @@ package com.payments.refunds.messaging;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.events.RefundRequested;
+import com.payments.refunds.client.PspConcurrencyLimit;
 import com.payments.refunds.config.RefundsConfig;
 import com.payments.refunds.service.InvalidCommandException;
 import com.payments.refunds.service.RefundExecutionService;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
- * Consumes {@code refund-commands}. The returned {@code Uni} completes after the outcome transaction committed, and
- * only then is the record acknowledged (its offset committed). A record that fails (unparseable, invalid, or failing
+ * Consumes {@code refund-commands}, many records at once and one at a time per payment (the record key), in their
+ * order: see {@link KeyedLanes}. The records in flight are twice the current PSP limit ({@link PspConcurrencyLimit}),
+ * so that the PSP calls, not the database phases around them, fill it; the connector waits while they are all taken.
+ * A record is acknowledged after its outcome transaction committed, and the throttled commit strategy commits an
+ * offset only once every record before it is acknowledged too. A record that fails (unparseable, invalid, or failing
  * after {@code refunds.processing.retries} retries) is nacked and goes to {@code refund-commands-dlq} with the reason
- * in its {@code dead-letter-reason} header; the consumer goes on with the next record.
+ * in its {@code dead-letter-reason} header.
  */
 @ApplicationScoped
 public class RefundCommandConsumer {
     private final RefundExecutionService service;
     private final ObjectMapper mapper;
     private final RefundsConfig.Processing processing;
+    private final KeyedLanes lanes;
 
-    public RefundCommandConsumer(RefundExecutionService service, ObjectMapper mapper, RefundsConfig config) {
+    public RefundCommandConsumer(
+            RefundExecutionService service,
+            ObjectMapper mapper,
+            RefundsConfig config,
+            PspConcurrencyLimit pspLimit,
+            MeterRegistry registry) {
         this.service = service;
         this.mapper = mapper;
         this.processing = config.processing();
+        this.lanes = new KeyedLanes(() -> 2 * pspLimit.limit());
+        Gauge.builder("refunds.commands.in.flight", lanes, KeyedLanes::admitted)
+                .description("refund-commands records admitted and not yet acknowledged")
+                .register(registry);
     }
 
+    /** Completes once the record is admitted; the record is acked or nacked when its processing ends. */
     @Incoming("refund-commands")
-    public Uni<Void> consume(String value) {
+    public Uni<Void> consume(Message<String> message) {
+        String key = message.getMetadata(IncomingKafkaRecordMetadata.class)
+                .map(metadata -> (String) metadata.getKey())
+                .orElse(null);
+        return lanes.submit(key, () -> process(message.getPayload())
+                .onItemOrFailure()
+                .transformToUni((ignored, failure) ->
+                        Uni.createFrom().completionStage(failure == null ? message.ack() : message.nack(failure))));
+    }
+
+    private Uni<Void> process(String value) {
         RefundRequested command;
         try {
             command = parse(value);

@@ -1,0 +1,62 @@
+-- wrk script: one refund of 1 minor unit per captured payment (POST /v1/payments/{id}/refunds, unique
+-- Idempotency-Key), the payments taken in turn from a file (one id per line) and split between the threads; once the
+-- file is used up, requests go to /q/health/live. With a rate > 0 the threads pace themselves (one connection each)
+-- so that together they send about that many reservations per second.
+-- Args: <api key> <run prefix> <payment id file> <threads> <rate per second, 0 = as fast as possible>
+local ffi = require("ffi")
+ffi.cdef [[
+  typedef struct { long tv_sec; long tv_usec; } bench_timeval;
+  int gettimeofday(bench_timeval *tv, void *tz);
+]]
+local tv = ffi.new("bench_timeval")
+local function now_ms()
+  ffi.C.gettimeofday(tv, nil)
+  return tonumber(tv.tv_sec) * 1000 + tonumber(tv.tv_usec) / 1000
+end
+
+local next_id = 1
+
+function setup(thread)
+  thread:set("tid", next_id)
+  next_id = next_id + 1
+end
+
+function init(args)
+  sent = 0
+  prefix = (args[2] or "bench") .. "-" .. tid .. "-"
+  headers = {
+    ["Content-Type"] = "application/json",
+    ["Authorization"] = "Bearer " .. args[1],
+  }
+  payments = {}
+  for line in io.lines(args[3]) do
+    payments[#payments + 1] = line
+  end
+  threads = tonumber(args[4])
+  local rate = tonumber(args[5])
+  interval = rate > 0 and threads * 1000 / rate or 0
+end
+
+function delay()
+  if interval == 0 then
+    return 0
+  end
+  if start == nil then
+    start = now_ms()
+  end
+  local wait = start + sent * interval - now_ms()
+  return wait > 0 and wait or 0
+end
+
+function request()
+  if start == nil then
+    start = now_ms()
+  end
+  local i = sent * threads + tid
+  sent = sent + 1
+  if i > #payments then
+    return wrk.format("GET", "/q/health/live")
+  end
+  headers["Idempotency-Key"] = prefix .. i
+  return wrk.format("POST", "/v1/payments/" .. payments[i] .. "/refunds", headers, '{"amount":1}')
+end

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Refund execution of refunds-worker, end to end on this machine: N payments captured through payments-api (PSP at
+# 0 ms), then one refund of 1 minor unit reserved on each through the API (as fast as 16 connections go, or paced at
+# RATE per second), with the sandbox's latency set to PSP_LATENCY_MS. outbox-relay publishes the commands and one
+# refunds-worker instance executes them. Measured from the refunds' own timestamps in PostgreSQL (created_at is the
+# reservation, completed_at the SUCCEEDED/FAILED transition): executed refunds per second (N / first reservation to
+# last completion, and over the middle 80 % of completions), and p50/p99 of reservation -> SUCCEEDED. While it runs,
+# the PENDING backlog is sampled every second; the worker's and PostgreSQL's CPU seconds are printed at the end.
+#
+#   PSP_LATENCY_MS=300 N=6000 bench/refund-execution.sh          # throughput at 300 ms
+#   PSP_LATENCY_MS=300 N=3000 RATE=100 bench/refund-execution.sh # latency and backlog at 100 refunds/s
+#   RUNS="300:0 0:0 300:100" N=6000 bench/refund-execution.sh    # several LATENCY_MS:RATE runs on one stack
+#   SKIP_BUILD=1 ...                                              # use the jars as they are
+# Kafka: an embedded broker (local-infra's LocalInfraMain). PostgreSQL: PAYMENTS_PG_* if set, else embedded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=${N:-3000}
+PSP_LATENCY_MS=${PSP_LATENCY_MS:-300}
+RATE=${RATE:-0}
+RUNS=${RUNS:-"$PSP_LATENCY_MS:$RATE"}
+API_PORT=${API_PORT:-18080}
+RELAY_PORT=${RELAY_PORT:-18081}
+WORKER_PORT=${WORKER_PORT:-18082}
+PSP_PORT=${PSP_PORT:-18089}
+THREADS=${THREADS:-2}
+API_OPTS=${API_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
+WORKER_OPTS=${WORKER_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
+RELAY_OPTS=${RELAY_OPTS:--Xmx384m}
+PSP_OPTS=${PSP_OPTS:--Xms512m -Xmx512m -XX:+UseZGC}
+ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
+API=http://127.0.0.1:$API_PORT
+PSP=http://127.0.0.1:$PSP_PORT
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  ./mvnw -B -q -pl payments-api,outbox-relay,refunds-worker,psp-sandbox,local-infra -am package -DskipTests
+fi
+source bench/lib.sh
+ensure_wrk
+LOGDIR=$(mktemp -d /tmp/refund-execution.XXXXXX)
+DB=bench_refund_exec_$(date +%s)
+
+# PostgreSQL (from PAYMENTS_PG_* or embedded) and an embedded Kafka broker, with the database created.
+./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$LOGDIR/infra.classpath" >/dev/null
+java -Xmx768m -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath")" com.payments.infra.LocalInfraMain \
+  --database "$DB" >"$LOGDIR/infra.env" 2>"$LOGDIR/infra.log" &
+PIDS+=($!)
+for _ in $(seq 1 600); do grep -q '^# ready' "$LOGDIR/infra.env" 2>/dev/null && break; sleep 0.2; done
+grep -q '^# ready' "$LOGDIR/infra.env" || { echo "infrastructure not up (logs in $LOGDIR)"; exit 1; }
+source "$LOGDIR/infra.env"
+export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
+sql() { psql -q -tA -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" -d "$DB" -c "$1"; }
+
+export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
+export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
+export QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}"
+export KAFKA_BOOTSTRAP_SERVERS="$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS" PSP_URL="$PSP"
+
+start() { # NAME PORT JAVA_OPTS JAR [more java args]
+  local name=$1 port=$2 opts=$3 jar=$4
+  shift 4
+  # shellcheck disable=SC2086
+  java $opts -Dquarkus.http.port="$port" -Dquarkus.log.level=WARN "$@" -jar "$jar" >"$LOGDIR/$name.log" 2>&1 &
+  PIDS+=($!)
+  eval "${name//-/_}_PID=$!"
+  for _ in $(seq 1 600); do curl -fs "http://127.0.0.1:$port/q/health/ready" >/dev/null 2>&1 && return; sleep 0.2; done
+  echo "$name not ready (logs in $LOGDIR)"
+  exit 1
+}
+start psp-sandbox "$PSP_PORT" "$PSP_OPTS" psp-sandbox/target/quarkus-app/quarkus-run.jar
+# The API migrates the fresh database at start (as the migration Job does).
+QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" \
+  start payments-api "$API_PORT" "$API_OPTS" payments-api/target/quarkus-app/quarkus-run.jar
+start outbox-relay "$RELAY_PORT" "$RELAY_OPTS" outbox-relay/target/quarkus-app/quarkus-run.jar
+start refunds-worker "$WORKER_PORT" "$WORKER_OPTS" refunds-worker/target/quarkus-app/quarkus-run.jar
+
+KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
+  -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}' |
+  sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
+
+read -ra RUN_LIST <<<"$RUNS"
+TOTAL=$((N * ${#RUN_LIST[@]}))
+echo "== capturing $TOTAL payments through the API (PSP at 0 ms)"
+curl -fs -X DELETE "$PSP/test/faults" >/dev/null
+round=0
+while (($(sql "SELECT count(*) FROM payments WHERE status = 'CAPTURED'") < TOTAL)); do
+  round=$((round + 1))
+  wrk -t"$THREADS" -c16 -d5s -s bench/capture.lua "$API" -- "$KEY" "capture$round" >/dev/null
+done
+sql "SELECT id FROM payments WHERE status = 'CAPTURED' ORDER BY created_at LIMIT $TOTAL" >"$LOGDIR/all-payments.txt"
+sql "VACUUM ANALYZE"
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+pg_cpu() { ps -C postgres -o cputimes= 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+run=0
+for spec in "${RUN_LIST[@]}"; do
+  run=$((run + 1))
+  PSP_LATENCY_MS=${spec%%:*}
+  RATE=${spec##*:}
+  sed -n "$(((run - 1) * N + 1)),$((run * N))p" "$LOGDIR/all-payments.txt" >"$LOGDIR/payments.txt"
+  curl -fs -X PUT "$PSP/test/faults" -H 'Content-Type: application/json' \
+    -d "{\"latencyFixedMs\":$PSP_LATENCY_MS}" >/dev/null
+  RUN_START=$(sql "SELECT now()")
+  WORKER_CPU0=$(cpu_ticks "$refunds_worker_PID")
+  PG_CPU0=$(pg_cpu)
+  echo
+  echo "== run $run: PSP latency ${PSP_LATENCY_MS} ms, N=$N, RATE=$RATE (0 = 16 connections); $(nproc) cores, uptime:$(uptime)"
+
+  if ((RATE > 0)); then
+    CONNECTIONS=$THREADS
+    SECONDS_RESERVING=$(((N + RATE - 1) / RATE + 2))
+  else
+    CONNECTIONS=16
+    SECONDS_RESERVING=$((N / 500 + 5))
+  fi
+  # the PENDING backlog, once a second, while reserving and until every refund is final
+  (
+    while true; do
+      echo "$(date +%s) $(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING'")"
+      sleep 1
+    done
+  ) >"$LOGDIR/backlog-$run.txt" 2>/dev/null &
+  SAMPLER=$!
+  PIDS+=($SAMPLER)
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_RESERVING}s" -s bench/refund-execution.lua "$API" -- \
+    "$KEY" "refund$run" "$LOGDIR/payments.txt" "$THREADS" "$RATE" >"$LOGDIR/wrk.txt"
+  RESERVED=$(sql "SELECT count(*) FROM refunds WHERE created_at >= '$RUN_START'")
+  for _ in $(seq 1 600); do
+    (($(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING'") == 0)) && break
+    sleep 1
+done
+kill "$SAMPLER" 2>/dev/null || true
+WORKER_CPU=$((($(cpu_ticks "$refunds_worker_PID") - WORKER_CPU0) / $(getconf CLK_TCK)))
+PG_CPU=$(($(pg_cpu) - PG_CPU0))
+
+echo "$RESERVED refunds reserved; $(sql "SELECT string_agg(status || ' ' || n, ', ') FROM
+  (SELECT status, count(*) n FROM refunds WHERE created_at >= '$RUN_START' GROUP BY status ORDER BY status) s")"
+sql "WITH r AS (SELECT created_at, completed_at, extract(epoch FROM completed_at - created_at) * 1000 AS ms,
+                       ntile(10) OVER (ORDER BY completed_at) AS decile
+                  FROM refunds WHERE status = 'SUCCEEDED' AND created_at >= '$RUN_START'),
+          mid AS (SELECT count(*) n, extract(epoch FROM max(completed_at) - min(completed_at)) s
+                    FROM r WHERE decile BETWEEN 2 AND 9)
+     SELECT format('reserved over %s s (%s /s); executed %s /s overall (first reservation to last completion), %s /s over the middle 80 %% of completions; reservation -> SUCCEEDED p50 %s ms, p99 %s ms, max %s ms',
+                   round(extract(epoch FROM max(created_at) - min(created_at))::numeric, 2),
+                   round(count(*) / nullif(extract(epoch FROM max(created_at) - min(created_at)), 0)::numeric, 1),
+                   round(count(*) / nullif(extract(epoch FROM max(completed_at) - min(created_at)), 0)::numeric, 1),
+                   (SELECT round(n / nullif(s, 0)::numeric, 1) FROM mid),
+                   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric),
+                   round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric),
+                   round(max(ms)::numeric))
+       FROM r"
+awk 'NR == 1 {t0 = $1} {n++; if ($2 > max) max = $2; line = line sprintf(" %ds:%d", $1 - t0, $2)}
+     END {print "PENDING backlog, per second (max " max "):" line}' "$LOGDIR/backlog-$run.txt" | cut -c1-1500
+echo "CPU during the run: refunds-worker ${WORKER_CPU} s, PostgreSQL ${PG_CPU} s (all its processes on this host)"
+echo "sandbox: $(curl -fs "$PSP/test/refund-requests?reference=none" | sed -E 's/.*"maxInFlight":([0-9]+).*/at most \1 refund calls in flight since the stack started/')"
+done
+echo "logs in $LOGDIR"
