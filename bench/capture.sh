@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Capture throughput of payments-api (POST /v1/payments, unique Idempotency-Keys) against the PSP sandbox at zero
-# latency and a local PostgreSQL, all on this machine. Prints captures/s and p50/p99 at 16 and 64 connections, and
-# checks that every 201 became exactly one captured payment.
+# Capture throughput of payments-api (POST /v1/payments, unique Idempotency-Keys) against the PSP sandbox and a local
+# PostgreSQL, all on this machine. Prints captures/s and p50/p99 at 16 and 64 connections, and checks that every 201
+# became exactly one captured payment.
 #
 #   bench/capture.sh                         # builds the jars unless SKIP_BUILD=1
 #   DURATION=60s bench/capture.sh
-# PostgreSQL: PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set, otherwise local-infra's LocalInfraMain starts one.
+#   PSP_LATENCY_MS=300 CONNECTIONS_LIST="1000" PG_DURABLE=1 bench/capture.sh   # a real PSP's latency, durable PG
+# Knobs: PSP_LATENCY_MS (the sandbox's psp.latency.fixed, default 0); PG_DURABLE=1 for a durable PostgreSQL (fsync and
+# synchronous_commit on), 0 (default) for local-infra's embedded one (both off). PostgreSQL: PAYMENTS_PG_HOST/PORT/
+# USER/PASSWORD if set (then its own settings apply; the result lines say which), otherwise as PG_DURABLE says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +17,7 @@ PSP_PORT=${PSP_PORT:-18089}
 DURATION=${DURATION:-30s}
 # Long enough for the JIT: a 15 s warm-up measured a service still compiling (about 30 % of its CPU in C2).
 WARMUP=${WARMUP:-60s}
+PSP_LATENCY_MS=${PSP_LATENCY_MS:-0}
 CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
 THREADS=${THREADS:-2}
 # wrk needs at least one connection per thread
@@ -39,7 +43,7 @@ DB=bench_$(date +%s)
 PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres \
   -c "CREATE DATABASE $DB" >/dev/null
 
-java $PSP_OPTS -Dquarkus.http.port="$PSP_PORT" -Dquarkus.log.level=WARN \
+java $PSP_OPTS -Dquarkus.http.port="$PSP_PORT" -Dquarkus.log.level=WARN -Dpsp.latency.fixed="${PSP_LATENCY_MS}ms" \
   -jar psp-sandbox/target/quarkus-app/quarkus-run.jar >"$LOGDIR/psp.log" 2>&1 &
 PIDS+=($!)
 
@@ -68,7 +72,9 @@ wrk -t"$THREADS" -c16 -d"$WARMUP" -s bench/capture.lua "$API" -- "$KEY" warmup >
 PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" \
   -c "VACUUM ANALYZE" >/dev/null
 
+DURABILITY=$(pg_durability "$DB")
 echo "machine: $(nproc) cores, load average $(cut -d" " -f1-3 /proc/loadavg); API_OPTS=$API_OPTS; PSP_OPTS=$PSP_OPTS"
+echo "psp latency: ${PSP_LATENCY_MS} ms; $DURABILITY"
 # captures per statement (claim, outcome) so far: "sum count" of each, from the API's metrics
 batch_totals() {
   curl -fs "$API/q/metrics" | awk '
@@ -81,7 +87,7 @@ for c in $CONNECTIONS_LIST; do
   read -r CS0 CN0 OS0 ON0 <<<"$(batch_totals)"
   run=$((run + 1)) # each run its own keys: a repeated connection count must not replay the last run's keys
   t=$(( c < THREADS ? c : THREADS ))
-  OUT=$(wrk -t"$t" -c"$c" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run$run-$c")
+  OUT=$(wrk -t"$t" -c"$c" -d"$DURATION" --timeout 10s --latency -s bench/capture.lua "$API" -- "$KEY" "run$run-$c")
   RATE=$(echo "$OUT" | awk '/Requests\/sec/ {print $2}')
   P50=$(echo "$OUT" | awk '$1 == "50%" {print $2}')
   P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
@@ -91,7 +97,7 @@ for c in $CONNECTIONS_LIST; do
   read -r CS1 CN1 OS1 ON1 <<<"$(batch_totals)"
   BATCHES=$(echo "$CS0 $CN0 $OS0 $ON0 $CS1 $CN1 $OS1 $ON1" | awk '{cs = $5 - $1; cn = $6 - $2; os = $7 - $3; on = $8 - $4
     printf "captures per statement: claim %.1f, outcome %.1f", cn ? cs / cn : 0, on ? os / on : 0}')
-  echo "connections=$c duration=$DURATION captures/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0} ($STATUSES; $BATCHES)"
+  echo "psp=${PSP_LATENCY_MS}ms pg=${DURABILITY%% *} connections=$c duration=$DURATION captures/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0} ($STATUSES; $BATCHES)"
 done
 
 CAPTURED=$(PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -tA -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" \

@@ -10,15 +10,45 @@ ensure_wrk() {
   apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
 }
 
-# PostgreSQL: PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set, otherwise local-infra's LocalInfraMain starts one (the
-# local-infra module must be compiled). Exports PAYMENTS_PG_*; LOGDIR receives its classpath and logs.
+# PostgreSQL: PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set (its own settings apply); otherwise, with PG_DURABLE=1, a
+# durable server of the PostgreSQL 15 binaries (fsync, synchronous_commit and full_page_writes on) on PG_DURABLE_PORT;
+# otherwise (PG_DURABLE=0, the default) local-infra's LocalInfraMain starts its embedded one (fsync, synchronous_commit
+# and full_page_writes off; the local-infra module must be compiled). Exports PAYMENTS_PG_*; LOGDIR receives logs.
 start_postgres() { # LOGDIR
   [[ -n "${PAYMENTS_PG_HOST:-}" ]] && return
   local logdir=$1
+  if [[ "${PG_DURABLE:-0}" == 1 ]]; then
+    start_durable_postgres "$logdir"
+    return
+  fi
   ./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$logdir/infra.classpath" >/dev/null
   java -Xmx512m -cp "local-infra/target/classes:$(cat "$logdir/infra.classpath")" com.payments.infra.LocalInfraMain \
     >"$logdir/infra.out" 2>"$logdir/infra.log" &
   PIDS+=($!)
   for _ in $(seq 1 300); do grep -q PAYMENTS_PG_HOST "$logdir/infra.out" 2>/dev/null && break; sleep 0.2; done
   eval "$(grep '^export PAYMENTS_PG' "$logdir/infra.out")"
+}
+
+# A durable PostgreSQL 15 (default settings: fsync, synchronous_commit and full_page_writes on) in a fresh data
+# directory under LOGDIR, on PG_DURABLE_PORT (default 15433), stopped when the script exits. As root it runs as the
+# postgres OS user. Needs /usr/lib/postgresql/15/bin (Debian package postgresql-15).
+start_durable_postgres() { # LOGDIR
+  local logdir=$1 bin=${PG_BIN:-/usr/lib/postgresql/15/bin} port=${PG_DURABLE_PORT:-15433}
+  local data="$logdir/pgdata" as=()
+  [[ $(id -u) == 0 ]] && as=(runuser -u postgres --) && chmod 777 "$logdir"
+  "${as[@]}" "$bin/initdb" -q -D "$data" -U postgres --auth=trust >"$logdir/initdb.log"
+  "${as[@]}" "$bin/pg_ctl" -D "$data" -l "$logdir/postgres.log" -w \
+    -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=512MB" start >/dev/null
+  BENCH_PG_STOP=("${as[@]}" "$bin/pg_ctl" -D "$data" -m fast stop)
+  trap 'bench_cleanup; "${BENCH_PG_STOP[@]}" >/dev/null 2>&1 || true' EXIT
+  export PAYMENTS_PG_HOST=127.0.0.1 PAYMENTS_PG_PORT=$port PAYMENTS_PG_USER=postgres PAYMENTS_PG_PASSWORD=
+}
+
+# How durable the server is, for the result lines: "durable" only with fsync and synchronous_commit on.
+pg_durability() { # DB
+  local settings
+  settings=$(PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -tA -h "$PAYMENTS_PG_HOST" -p "${PAYMENTS_PG_PORT:-5432}" \
+    -U "${PAYMENTS_PG_USER:-postgres}" -d "$1" -c "SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit')")
+  if [[ "$settings" == "on on" ]]; then echo "durable PostgreSQL (fsync on, synchronous_commit on)"
+  else echo "non-durable PostgreSQL (fsync ${settings% *}, synchronous_commit ${settings#* })"; fi
 }

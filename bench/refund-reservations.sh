@@ -8,7 +8,12 @@
 #
 #   bench/refund-reservations.sh                 # builds the jars unless SKIP_BUILD=1
 #   DURATION=60s PAYMENTS=1000 bench/refund-reservations.sh
-# PostgreSQL: PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set, otherwise local-infra's LocalInfraMain starts one.
+#   PG_DURABLE=1 bench/refund-reservations.sh    # durable PostgreSQL
+# Knobs: PG_DURABLE=1 for a durable PostgreSQL (fsync and synchronous_commit on), 0 (default) for local-infra's
+# embedded one (both off); PSP_LATENCY_MS is accepted for symmetry with bench/capture.sh and printed, but a reservation
+# never calls the PSP (refunds-worker does: bench/refund-execution.sh), so it changes nothing here. PostgreSQL:
+# PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set (then its own settings apply; the result lines say which), otherwise as
+# PG_DURABLE says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +23,7 @@ WARMUP=${WARMUP:-60s} # long enough for the JIT (see bench/capture.sh)
 CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
 THREADS=${THREADS:-2}
 PAYMENTS=${PAYMENTS:-10000}
+PSP_LATENCY_MS=${PSP_LATENCY_MS:-0}
 API_OPTS=${API_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}
 ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
 API=http://127.0.0.1:$API_PORT
@@ -65,9 +71,17 @@ wrk -t"$THREADS" -c16 -d"$WARMUP" -s bench/refund-reservations.lua "$API" -- "$K
 # (docs/benchmarks.md): run it here, as a server that has been up for a while has long done it.
 sql "VACUUM ANALYZE"
 
+DURABILITY=$(pg_durability "$DB")
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); API_OPTS=$API_OPTS; $PAYMENTS payments"
+echo "psp latency: ${PSP_LATENCY_MS} ms (not on this path); $DURABILITY"
+# reservations per statement so far: "sum count", from the API's metrics
+batch_totals() {
+  curl -fs "$API/q/metrics" | awk '/^payments_refund_reservation_batch_size_(sum|count)/ {v[$1 ~ /_sum/ ? "s" : "n"] = $2}
+    END {print v["s"] + 0, v["n"] + 0}'
+}
 run=0
 for c in $CONNECTIONS_LIST; do
+  read -r S0 N0 <<<"$(batch_totals)"
   run=$((run + 1)) # each run its own keys: a repeated connection count must not replay the last run's keys
   OUT=$(wrk -t"$THREADS" -c"$c" -d"$DURATION" --latency -s bench/refund-reservations.lua "$API" -- "$KEY" "run$run-$c" \
     "$LOGDIR/payments.txt")
@@ -76,7 +90,9 @@ for c in $CONNECTIONS_LIST; do
   P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
   TOTAL=$(echo "$OUT" | awk '/requests in/ {print $1}')
   NON2XX=$(echo "$OUT" | awk '/Non-2xx/ {print $5}')
-  echo "connections=$c duration=$DURATION reservations/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0}"
+  read -r S1 N1 <<<"$(batch_totals)"
+  PER=$(awk -v s0="$S0" -v n0="$N0" -v s1="$S1" -v n1="$N1" 'BEGIN {n = n1 - n0; printf "%.1f", n ? (s1 - s0) / n : 0}')
+  echo "pg=${DURABILITY%% *} connections=$c duration=$DURATION reservations/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0} (reservations per statement: $PER)"
 done
 
 CHECK=$(sql "SELECT (SELECT count(*) FROM refunds) || ' refunds, ' ||

@@ -1,23 +1,24 @@
 package com.payments.api.client;
 
 import com.payments.api.service.ApiMetrics;
+import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.PspSaturatedException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.Response;
 import java.net.ConnectException;
 import java.util.UUID;
-import org.eclipse.microprofile.faulttolerance.Bulkhead;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Timeout;
-import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /**
- * Calls the PSP with the payment id as its Idempotency-Key and charge reference, under a timeout, a circuit breaker
- * and a bulkhead (values in application.properties: {@code quarkus.fault-tolerance."com.payments.api.client.PspGateway/charge".*}).
+ * Calls the PSP with the payment id as its Idempotency-Key and charge reference, under a timeout and a circuit breaker
+ * (values in application.properties: {@code quarkus.fault-tolerance."com.payments.api.client.PspGateway/charge".*}).
  * A decline or a 4xx is a normal answer and never counts against the circuit; 5xx, timeouts and connection errors
- * do.
+ * do. How many calls run at once is the callers' {@link PspConcurrencyLimit}, taken outside this bean, so that a call
+ * shed by the limit never reaches the circuit breaker and the timeout covers the PSP's round trip only.
  */
 @ApplicationScoped
 public class PspGateway {
@@ -32,12 +33,11 @@ public class PspGateway {
     /**
      * @return a definite answer; fails with {@link org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException}
      *     or {@link PspUnavailableException} or an I/O error when the outcome is unknown, and with
-     *     {@link CircuitBreakerOpenException}, {@link BulkheadException} or a {@link ConnectException} when the PSP
-     *     was never called (see {@link #neverSent}).
+     *     {@link CircuitBreakerOpenException} or a {@link ConnectException} when the PSP was never called (see
+     *     {@link #neverSent}).
      */
     @Timeout(2000)
     @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5000, successThreshold = 1)
-    @Bulkhead(value = 128, waitingTaskQueue = 256)
     public Uni<PspChargeResult> charge(UUID paymentId, long amount, String currency, String source) {
         String reference = paymentId.toString();
         long start = System.nanoTime();
@@ -81,11 +81,14 @@ public class PspGateway {
         throw new PspUnavailableException("PSP answered " + status);
     }
 
-    /** True when the failure proves the PSP never received the charge (so the payment may be dropped). */
+    /**
+     * True when the failure proves the PSP never received the charge (so the payment may be dropped): the circuit was
+     * open, the instance's PSP limit was saturated ({@link PspSaturatedException}), or no connection could be made.
+     */
     public static boolean neverSent(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof CircuitBreakerOpenException
-                    || t instanceof BulkheadException
+                    || t instanceof PspSaturatedException
                     || t instanceof ConnectException) {
                 return true;
             }

@@ -100,9 +100,41 @@ public interface ApiConfig {
     }
 
     interface Psp {
-        /** Retry-After (seconds) on a 503 (circuit open, bulkhead full, PSP unreachable). */
+        /** Retry-After (seconds) on a 503 (circuit open, PSP limit saturated, PSP unreachable, database busy). */
         @WithDefault("5")
         int unavailableRetryAfterSeconds();
+
+        /** The adaptive limit of concurrent PSP calls of this instance (captures and the resolver share it). */
+        Limit limit();
+
+        interface Limit {
+            /** Limit at start, before any round trip was measured. */
+            @WithDefault("64")
+            int initial();
+
+            /** The limit never goes below this, however slow the PSP gets. */
+            @WithDefault("16")
+            int min();
+
+            /**
+             * Hard ceiling of concurrent PSP calls per instance. {@code quarkus.rest-client.psp.connection-pool-size}
+             * follows it (one HTTP/1.1 keep-alive connection per call in flight), so a call under the limit never
+             * waits for a connection. 2,048 covers a PSP at 1 s with 2,000 captures in flight (docs/capacity.md).
+             */
+            @WithDefault("2048")
+            int max();
+
+            /**
+             * How long a capture waits for a PSP permit when the limit is reached; then it is shed (503 with
+             * Retry-After, nothing stored, key released), counted in {@code payments_shed_total{reason="psp_limit"}}.
+             */
+            @WithDefault("2s")
+            Duration maxWait();
+
+            /** Calls that may wait for a permit at once; one more is shed at once. */
+            @WithDefault("4096")
+            int maxWaiting();
+        }
 
         /** How long a new PROCESSING payment waits before the resolver treats it as stuck. */
         @WithDefault("60s")
@@ -128,5 +160,14 @@ public interface ApiConfig {
         /** Captures in one statement at most. */
         @WithDefault("32")
         int maxBatchSize();
+
+        /**
+         * How long a capture or a refund reservation may wait for its first statement (the key claim, the
+         * reservation) to start; then it is shed (503 {@code service_overloaded} with Retry-After, nothing stored),
+         * counted in {@code payments_shed_total{reason="database"}}. The wait is the statement queue's, which grows
+         * when the database or the connection pool cannot keep up.
+         */
+        @WithDefault("2s")
+        Duration databaseWaitBudget();
     }
 }

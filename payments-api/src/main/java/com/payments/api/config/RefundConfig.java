@@ -13,4 +13,16 @@ public interface RefundConfig {
      */
     @WithDefault("5")
     int outcomePendingRetryAfterSeconds();
+
+    /**
+     * Reservation statements one instance runs at a time. Reservations that arrive while all run wait and go
+     * together in the next one, one row each (as captures do: {@code payments.capture.statements-in-flight}). Each
+     * uses a connection of the pool while it runs.
+     */
+    @WithDefault("1")
+    int reservationStatementsInFlight();
+
+    /** Reservations in one statement at most. */
+    @WithDefault("32")
+    int reservationMaxBatchSize();
 }

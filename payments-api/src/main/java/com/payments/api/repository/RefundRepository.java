@@ -8,7 +8,12 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /** SQL of the refund reservation (design.md §3): what a request finds, and the reservation with its effects. */
 @ApplicationScoped
@@ -40,37 +45,8 @@ public class RefundRepository {
                 });
     }
 
-    private static final String RESERVE =
-            """
-            WITH reserved AS (
-                UPDATE payments SET refunded_amount = refunded_amount + $3
-                 WHERE id = $1 AND merchant_id = $2 AND status = 'CAPTURED' AND refunded_amount + $3 <= amount
-                   AND currency = $5 AND psp_reference = $6
-                 RETURNING id),
-            refund AS (
-                INSERT INTO refunds (id, payment_id, merchant_id, amount, currency, reason)
-                SELECT $4::uuid, id, $2::uuid, $3::bigint, $5::text, $7::text FROM reserved
-                RETURNING id, payment_id),
-            command AS (
-                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
-                SELECT $8::uuid, $9::text, $10::text, payment_id::text, $11::text::jsonb, $12::text::jsonb FROM refund),
-            claim AS (
-                INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id, status,
-                                              response_status, response_body, completed_at)
-                SELECT $2::uuid, $13::text, $14::bytea, 'refund', id, 'COMPLETED', 202, $15::bytea, now() FROM refund)
-            SELECT count(*) FROM reserved""";
-
-    /**
-     * The conditional reservation and its effects in one statement (one atomic round trip): adds {@code amount}
-     * to refunded_amount only on this merchant's CAPTURED payment and only if the total stays within the captured
-     * amount (the row lock serializes concurrent reservations of one payment; each re-checks the condition on the
-     * committed value); then the PENDING refund, its {@code refund-commands} outbox row (key = payment id) and the
-     * merchant's idempotency key, stored completed with the 202 answer. False when nothing was reserved (and
-     * nothing written). A key taken meanwhile by a concurrent request fails the statement with a unique violation
-     * of {@code idempotency_keys_pkey} and rolls all of it back.
-     */
-    public Uni<Boolean> reserve(
-            SqlClient client,
+    /** One refund reservation: the payment to reserve on, and what the reservation writes when it succeeds. */
+    public record Reservation(
             UUID merchantId,
             UUID paymentId,
             UUID refundId,
@@ -81,24 +57,78 @@ public class RefundRepository {
             OutboxRow command,
             String idempotencyKey,
             byte[] requestHash,
-            byte[] responseBody) {
+            byte[] responseBody) {}
+
+    private static final String RESERVE =
+            """
+            WITH input AS (
+                SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int8[], $4::uuid[], $5::text[], $6::text[], $7::text[],
+                                     $8::uuid[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+                                     $14::bytea[], $15::bytea[])
+                    AS t (payment_id, merchant_id, amount, refund_id, currency, psp_reference, reason,
+                          event_id, event_type, topic, payload, headers, key, request_hash, response_body)),
+            reserved AS (
+                UPDATE payments p SET refunded_amount = p.refunded_amount + input.amount
+                  FROM input
+                 WHERE p.id = input.payment_id AND p.merchant_id = input.merchant_id AND p.status = 'CAPTURED'
+                   AND p.refunded_amount + input.amount <= p.amount
+                   AND p.currency = input.currency AND p.psp_reference = input.psp_reference
+                 RETURNING input.*),
+            refund AS (
+                INSERT INTO refunds (id, payment_id, merchant_id, amount, currency, reason)
+                SELECT refund_id, payment_id, merchant_id, amount, currency, reason FROM reserved
+                RETURNING id, payment_id),
+            command AS (
+                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
+                SELECT r.event_id, r.event_type, r.topic, r.payment_id::text, r.payload::jsonb, r.headers::jsonb
+                  FROM reserved r JOIN refund ON refund.id = r.refund_id),
+            claim AS (
+                INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id, status,
+                                              response_status, response_body, completed_at)
+                SELECT r.merchant_id, r.key, r.request_hash, 'refund', r.refund_id, 'COMPLETED', 202, r.response_body,
+                       now()
+                  FROM reserved r JOIN refund ON refund.id = r.refund_id)
+            SELECT refund_id FROM reserved""";
+
+    /**
+     * The conditional reservations and their effects in one statement (one atomic round trip), one row per
+     * reservation: adds {@code amount} to refunded_amount only on this merchant's CAPTURED payment and only if the
+     * total stays within the captured amount (the row lock serializes concurrent reservations of one payment; each
+     * re-checks the condition on the committed value); then the PENDING refund, its {@code refund-commands} outbox
+     * row (key = payment id) and the merchant's idempotency key, stored completed with the 202 answer. Answers, in
+     * order, whether each was reserved (false: nothing of it written). Two reservations of one payment must not share
+     * a statement (an UPDATE changes a row once). A key taken meanwhile by a concurrent request fails the statement
+     * with a unique violation of {@code idempotency_keys_pkey} and rolls all of it back.
+     */
+    public Uni<List<Boolean>> reserve(SqlClient client, List<Reservation> reservations) {
         return client.preparedQuery(RESERVE)
                 .execute(Tuple.from(Arrays.asList(
-                        paymentId,
-                        merchantId,
-                        amount,
-                        refundId,
-                        currency,
-                        pspReference,
-                        reason,
-                        command.eventId(),
-                        command.eventType(),
-                        command.topic(),
-                        command.payloadJson(),
-                        command.headersJson(),
-                        idempotencyKey,
-                        Buffer.buffer(requestHash),
-                        Buffer.buffer(responseBody))))
-                .map(rows -> rows.iterator().next().getLong(0) == 1);
+                        column(reservations, Reservation::paymentId, UUID[]::new),
+                        column(reservations, Reservation::merchantId, UUID[]::new),
+                        column(reservations, Reservation::amount, Long[]::new),
+                        column(reservations, Reservation::refundId, UUID[]::new),
+                        column(reservations, Reservation::currency, String[]::new),
+                        column(reservations, Reservation::pspReference, String[]::new),
+                        column(reservations, Reservation::reason, String[]::new),
+                        column(reservations, r -> r.command().eventId(), UUID[]::new),
+                        column(reservations, r -> r.command().eventType(), String[]::new),
+                        column(reservations, r -> r.command().topic(), String[]::new),
+                        column(reservations, r -> r.command().payloadJson(), String[]::new),
+                        column(reservations, r -> r.command().headersJson(), String[]::new),
+                        column(reservations, Reservation::idempotencyKey, String[]::new),
+                        column(reservations, r -> Buffer.buffer(r.requestHash()), Buffer[]::new),
+                        column(reservations, r -> Buffer.buffer(r.responseBody()), Buffer[]::new))))
+                .map(rows -> {
+                    Set<UUID> reserved = new HashSet<>();
+                    rows.forEach(row -> reserved.add(row.getUUID("refund_id")));
+                    return reservations.stream()
+                            .map(r -> reserved.contains(r.refundId()))
+                            .toList();
+                });
+    }
+
+    /** One array parameter of the statement: {@code field} of every reservation, in order. */
+    private static <T> T[] column(List<Reservation> rows, Function<Reservation, T> field, IntFunction<T[]> array) {
+        return rows.stream().map(field).toArray(array);
     }
 }

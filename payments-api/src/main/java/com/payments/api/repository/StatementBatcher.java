@@ -6,10 +6,13 @@ import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgException;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.IntConsumer;
@@ -25,21 +28,42 @@ import java.util.function.IntConsumer;
  * of the batch is run again alone, so one bad row fails only its own call. Any other failure (a connection lost,
  * when the statement may have committed) fails every call of the batch, as it would fail a call run alone.
  *
+ * <p>Optionally, a call that waited longer than {@code maxWait} for its statement fails with {@link
+ * DatabaseBusyException} instead of joining one (the caller sheds its request: nothing of it ran), and calls with the
+ * same {@code exclusiveKey} never share a statement (the later one goes in a later statement, in order): for a
+ * statement whose rows would otherwise update one row twice.
+ *
  * <p>Each caller gets its answer on its own Vert.x context, not on the one that happened to run the batch.
  */
 public final class StatementBatcher<I, O> {
-    private record Call<I, O>(I input, UniEmitter<? super O> emitter, Context context) {}
+    private record Call<I, O>(I input, UniEmitter<? super O> emitter, Context context, long queuedNanos) {}
 
     private final Function<List<I>, Uni<List<O>>> statement;
     private final int maxBatchSize;
     private final int maxInFlight;
     private final IntConsumer batchSizes;
-    private final Queue<Call<I, O>> waiting = new ConcurrentLinkedQueue<>();
+    private final long maxWaitNanos;
+    private final Function<I, Object> exclusiveKey;
+    private final Deque<Call<I, O>> waiting = new ConcurrentLinkedDeque<>();
     private final AtomicInteger inFlight = new AtomicInteger();
 
     /** @param batchSizes told the size of every statement run (a metric) */
     public StatementBatcher(
             Function<List<I>, Uni<List<O>>> statement, int maxBatchSize, int maxInFlight, IntConsumer batchSizes) {
+        this(statement, maxBatchSize, maxInFlight, batchSizes, null, null);
+    }
+
+    /**
+     * @param maxWait how long a call may wait for its statement to start (null: without limit)
+     * @param exclusiveKey calls with equal keys never share a statement (null: any calls may)
+     */
+    public StatementBatcher(
+            Function<List<I>, Uni<List<O>>> statement,
+            int maxBatchSize,
+            int maxInFlight,
+            IntConsumer batchSizes,
+            Duration maxWait,
+            Function<I, Object> exclusiveKey) {
         if (maxBatchSize < 1 || maxInFlight < 1) {
             throw new IllegalArgumentException("maxBatchSize and maxInFlight must be at least 1");
         }
@@ -47,11 +71,13 @@ public final class StatementBatcher<I, O> {
         this.maxBatchSize = maxBatchSize;
         this.maxInFlight = maxInFlight;
         this.batchSizes = batchSizes;
+        this.maxWaitNanos = maxWait == null ? Long.MAX_VALUE : maxWait.toNanos();
+        this.exclusiveKey = exclusiveKey;
     }
 
     public Uni<O> submit(I input) {
         return Uni.createFrom().emitter(emitter -> {
-            waiting.add(new Call<>(input, emitter, Vertx.currentContext()));
+            waiting.add(new Call<>(input, emitter, Vertx.currentContext(), System.nanoTime()));
             drain();
         });
     }
@@ -66,16 +92,38 @@ public final class StatementBatcher<I, O> {
             if (!inFlight.compareAndSet(running, running + 1)) {
                 continue;
             }
-            List<Call<I, O>> batch = new ArrayList<>();
-            for (Call<I, O> call; batch.size() < maxBatchSize && (call = waiting.poll()) != null; ) {
-                batch.add(call);
-            }
+            List<Call<I, O>> batch = take();
             if (batch.isEmpty()) {
                 inFlight.decrementAndGet();
                 continue;
             }
             run(batch).subscribe().with(done -> finished(), failure -> finished());
         }
+    }
+
+    /** The next statement's calls; fails the calls whose wait ran out; leaves calls of a key already taken queued. */
+    private List<Call<I, O>> take() {
+        List<Call<I, O>> batch = new ArrayList<>();
+        List<Call<I, O>> later = new ArrayList<>();
+        Set<Object> keys = exclusiveKey == null ? null : new HashSet<>();
+        long now = System.nanoTime();
+        for (Call<I, O> call; batch.size() < maxBatchSize && (call = waiting.poll()) != null; ) {
+            if (now - call.queuedNanos() > maxWaitNanos) {
+                DatabaseBusyException busy = new DatabaseBusyException("statement did not start within "
+                        + Duration.ofNanos(maxWaitNanos).toMillis() + " ms");
+                Call<I, O> expired = call;
+                answer(expired, () -> expired.emitter().fail(busy));
+            } else if (keys != null && !keys.add(exclusiveKey.apply(call.input()))) {
+                later.add(call);
+            } else {
+                batch.add(call);
+            }
+        }
+        // back to the head of the queue, in their order
+        for (int i = later.size() - 1; i >= 0; i--) {
+            waiting.addFirst(later.get(i));
+        }
+        return batch;
     }
 
     private void finished() {

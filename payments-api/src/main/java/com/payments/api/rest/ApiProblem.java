@@ -31,6 +31,19 @@ public final class ApiProblem extends RuntimeException {
         return new ApiProblem(404, "not_found", "Not found", "No such resource", null);
     }
 
+    /**
+     * 503: the request was shed because the service is at capacity (its first statement did not start in time);
+     * nothing of it was stored, so the same key may be sent again.
+     */
+    public static ApiProblem overloaded(int retryAfterSeconds) {
+        return new ApiProblem(
+                503,
+                "service_overloaded",
+                "Service overloaded",
+                "The service is at capacity; nothing was stored. Retry with the same Idempotency-Key",
+                retryAfterSeconds);
+    }
+
     public int status() {
         return status;
     }

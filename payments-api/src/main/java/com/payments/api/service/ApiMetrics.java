@@ -13,7 +13,10 @@ import java.util.function.IntConsumer;
 /**
  * Business metrics (Prometheus names): {@code payments_captures_total{outcome}},
  * {@code payments_api_rejections_total{status,code}}, {@code payments_psp_latency_seconds{outcome}},
- * {@code payments_capture_batch_size{statement}} (captures per statement of the capture path). The circuit
+ * {@code payments_capture_batch_size{statement}} (captures per statement of the capture path),
+ * {@code payments_refund_reservation_batch_size} (refund reservations per statement), {@code
+ * payments_shed_total{reason}} (requests
+ * answered 503 because the instance is saturated: {@code psp_limit}, {@code database}). The circuit
  * breaker's state comes from SmallRye Fault Tolerance ({@code ft_circuitbreaker_state_current}).
  */
 @ApplicationScoped
@@ -22,6 +25,7 @@ public class ApiMetrics {
     // meters by tag value: looked up once, not built on every request
     private final Map<String, Counter> captures = new ConcurrentHashMap<>();
     private final Map<String, Timer> pspLatency = new ConcurrentHashMap<>();
+    private final Map<String, Counter> shed = new ConcurrentHashMap<>();
 
     public ApiMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -37,6 +41,23 @@ public class ApiMetrics {
     public IntConsumer captureBatchSizes(String statement) {
         DistributionSummary sizes = DistributionSummary.builder("payments.capture.batch.size")
                 .tag("statement", statement)
+                .register(registry);
+        return sizes::record;
+    }
+
+    /**
+     * A request shed at saturation (503, nothing stored). reason: {@code psp_limit} (no PSP permit within {@code
+     * payments.psp.limit.max-wait}), {@code database} (its first statement did not start within {@code
+     * payments.capture.database-wait-budget}).
+     */
+    public void shed(String reason) {
+        shed.computeIfAbsent(reason, r -> registry.counter("payments.shed", "reason", r))
+                .increment();
+    }
+
+    /** Records the size of each refund reservation statement. */
+    public IntConsumer refundReservationBatchSizes() {
+        DistributionSummary sizes = DistributionSummary.builder("payments.refund.reservation.batch.size")
                 .register(registry);
         return sizes::record;
     }

@@ -6,6 +6,7 @@ import com.payments.api.PaymentStatus;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
 import com.payments.api.config.ApiConfig;
+import com.payments.api.repository.DatabaseBusyException;
 import com.payments.api.repository.PaymentRepository;
 import com.payments.api.repository.PaymentRepository.NewPayment;
 import com.payments.api.repository.PaymentRepository.OutcomeRow;
@@ -13,6 +14,8 @@ import com.payments.api.repository.StatementBatcher;
 import com.payments.api.rest.ApiProblem;
 import com.payments.api.service.IdempotencyService.Claim;
 import com.payments.api.service.PaymentOutcomeService.PreparedOutcome;
+import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.PspSaturatedException;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -24,7 +27,13 @@ import java.util.UUID;
  * {@code POST /v1/payments} (design.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
  * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one statement. A charge that was
  * never sent releases the key and drops the payment (503), unless a resolver claimed the payment meanwhile; one whose
- * answer was lost leaves the payment UNKNOWN (202) for the resolver. Concurrent captures share statements (1) and (3) ({@link StatementBatcher}).
+ * answer was lost leaves the payment UNKNOWN (202) for the resolver. Concurrent captures share statements (1) and (3)
+ * ({@link StatementBatcher}).
+ *
+ * <p>Load is shed (503 with Retry-After, nothing stored) only at saturation: when statement (1) does not start within
+ * {@code payments.capture.database-wait-budget}, or when no PSP permit of the instance's {@link PspConcurrencyLimit}
+ * frees up within {@code payments.psp.limit.max-wait} (then the claimed payment is dropped and the key released, as
+ * for any charge never sent).
  */
 @ApplicationScoped
 public class CaptureService {
@@ -36,6 +45,7 @@ public class CaptureService {
     private final PaymentRepository payments;
     private final PaymentOutcomeService outcomes;
     private final PspGateway psp;
+    private final PspConcurrencyLimit pspLimit;
     private final ApiMetrics metrics;
     private final ApiConfig config;
     private final StatementBatcher<NewPayment, Payment> claims;
@@ -47,6 +57,7 @@ public class CaptureService {
             PaymentRepository payments,
             PaymentOutcomeService outcomes,
             PspGateway psp,
+            PspConcurrencyLimit pspLimit,
             ApiMetrics metrics,
             ApiConfig config) {
         this.pool = pool;
@@ -54,6 +65,7 @@ public class CaptureService {
         this.payments = payments;
         this.outcomes = outcomes;
         this.psp = psp;
+        this.pspLimit = pspLimit;
         this.metrics = metrics;
         this.config = config;
         ApiConfig.Capture batching = config.capture();
@@ -62,7 +74,9 @@ public class CaptureService {
                         payments.insertProcessingClaimingKeys(pool, config.psp().stuckAfter(), batch),
                 batching.maxBatchSize(),
                 batching.statementsInFlight(),
-                metrics.captureBatchSizes("claim"));
+                metrics.captureBatchSizes("claim"),
+                batching.databaseWaitBudget(),
+                null);
         this.recordedOutcomes = new StatementBatcher<>(
                 batch -> payments.recordOutcomes(pool, ACTOR, batch),
                 batching.maxBatchSize(),
@@ -82,6 +96,11 @@ public class CaptureService {
                         request.source(),
                         key,
                         hash))
+                .onFailure(DatabaseBusyException.class)
+                .transform(busy -> {
+                    metrics.shed("database");
+                    return ApiProblem.overloaded(config.psp().unavailableRetryAfterSeconds());
+                })
                 .flatMap(payment -> payment != null
                         ? charge(merchant, key, payment, request, traceHeaders)
                         : idempotency.existing(pool, merchant.id(), key, hash).flatMap(claim -> {
@@ -96,7 +115,7 @@ public class CaptureService {
 
     private Uni<ApiResponse> charge(
             Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
-        return psp.charge(payment.id(), request.amount(), request.currency(), request.source())
+        return pspLimit.run(() -> psp.charge(payment.id(), request.amount(), request.currency(), request.source()))
                 .onItemOrFailure()
                 .transformToUni((result, failure) -> failure != null && PspGateway.neverSent(failure)
                         ? release(merchant, key, payment, failure, traceHeaders)
@@ -145,6 +164,9 @@ public class CaptureService {
             }
             Log.warnf("PSP not called for payment %s (%s): key released", payment.id(), cause);
             metrics.capture("unavailable");
+            if (failure instanceof PspSaturatedException) {
+                metrics.shed("psp_limit");
+            }
             return Uni.createFrom()
                     .failure(new ApiProblem(
                             503,

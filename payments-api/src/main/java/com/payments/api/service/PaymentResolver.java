@@ -13,6 +13,7 @@ import com.payments.api.repository.OperationsRepository;
 import com.payments.api.repository.ResolverRepository;
 import com.payments.api.repository.ResolverRepository.Claimed;
 import com.payments.api.repository.ResolverRepository.Locked;
+import com.payments.psp.PspConcurrencyLimit;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -49,6 +50,7 @@ public class PaymentResolver {
     private final PaymentOutcomeService outcomes;
     private final PspChargeLookup lookup;
     private final PspGateway psp;
+    private final PspConcurrencyLimit pspLimit;
     private final ResolverMetrics metrics;
     private final ResolutionConfig.Resolver config;
     private final ObjectMapper mapper;
@@ -61,6 +63,7 @@ public class PaymentResolver {
             PaymentOutcomeService outcomes,
             PspChargeLookup lookup,
             PspGateway psp,
+            PspConcurrencyLimit pspLimit,
             ResolverMetrics metrics,
             ResolutionConfig config,
             ObjectMapper mapper) {
@@ -71,6 +74,7 @@ public class PaymentResolver {
         this.outcomes = outcomes;
         this.lookup = lookup;
         this.psp = psp;
+        this.pspLimit = pspLimit;
         this.metrics = metrics;
         this.config = config.resolver();
         this.mapper = mapper;
@@ -130,7 +134,8 @@ public class PaymentResolver {
      * play a second instance whose lease ran out.
      */
     public Uni<String> resolve(Claimed claim) {
-        return lookup.find(claim.id()).onItemOrFailure().transformToUni((answer, failure) -> {
+        // Lookups and re-sends take permits of the same PSP limit as captures: one PSP, one connection pool.
+        return pspLimit.run(() -> lookup.find(claim.id())).onItemOrFailure().transformToUni((answer, failure) -> {
             if (failure != null) {
                 return stillUnknown(claim, "lookup: " + failure.getClass().getSimpleName());
             }
@@ -151,7 +156,7 @@ public class PaymentResolver {
         metrics.resend();
         Log.infof(
                 "Resolver: payment %s attempt %d: not at the PSP, re-sending the charge", claim.id(), claim.attempt());
-        return psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source())
+        return pspLimit.run(() -> psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source()))
                 .onItemOrFailure()
                 .transformToUni((PspChargeResult result, Throwable failure) -> failure != null
                         ? stillUnknown(claim, "charge: " + failure.getClass().getSimpleName())

@@ -6,10 +6,13 @@ import com.payments.api.Merchant;
 import com.payments.api.RefundAccepted;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.config.RefundConfig;
+import com.payments.api.repository.DatabaseBusyException;
 import com.payments.api.repository.IdempotencyRepository;
 import com.payments.api.repository.OutboxRow;
 import com.payments.api.repository.RefundRepository;
 import com.payments.api.repository.RefundRepository.Found;
+import com.payments.api.repository.RefundRepository.Reservation;
+import com.payments.api.repository.StatementBatcher;
 import com.payments.api.rest.ApiProblem;
 import com.payments.api.service.IdempotencyService.Claim;
 import com.payments.contracts.Topics;
@@ -25,11 +28,14 @@ import java.util.UUID;
  * {@code POST /v1/payments/{id}/refunds} (design.md §3): read the payment and the key; then, in ONE statement,
  * reserve the amount with the conditional update of the payment, insert the PENDING refund and its {@code
  * refund-commands} outbox row, and store the key completed with the 202 answer ({@link RefundRepository#reserve}).
+ * Concurrent reservations share that statement ({@link StatementBatcher}; two of one payment never share one).
  * refunds-worker executes the refund (docs/refunds.md).
  *
  * <p>A refused reservation (404, 409 {@code payment_outcome_pending}, 422 {@code payment_not_refundable} or {@code
  * refund_exceeds_refundable}) writes nothing, key included: the same key may be sent again once the payment allows
- * it. A key already used answers first: the stored 202 (replay), or 422 for another request under it.
+ * it. A key already used answers first: the stored 202 (replay), or 422 for another request under it. A reservation
+ * whose statement does not start within {@code payments.capture.database-wait-budget} is shed: 503 {@code
+ * service_overloaded} with Retry-After, nothing written.
  */
 @ApplicationScoped
 public class RefundService {
@@ -38,16 +44,33 @@ public class RefundService {
     private final Pool pool;
     private final RefundRepository refunds;
     private final ObjectMapper mapper;
+    private final ApiMetrics metrics;
     private final int inFlightRetryAfterSeconds;
     private final int outcomePendingRetryAfterSeconds;
+    private final int overloadedRetryAfterSeconds;
+    private final StatementBatcher<Reservation, Boolean> reservations;
 
     public RefundService(
-            Pool pool, RefundRepository refunds, ObjectMapper mapper, ApiConfig apiConfig, RefundConfig config) {
+            Pool pool,
+            RefundRepository refunds,
+            ObjectMapper mapper,
+            ApiMetrics metrics,
+            ApiConfig apiConfig,
+            RefundConfig config) {
         this.pool = pool;
         this.refunds = refunds;
         this.mapper = mapper;
+        this.metrics = metrics;
         this.inFlightRetryAfterSeconds = apiConfig.idempotency().inFlightRetryAfterSeconds();
         this.outcomePendingRetryAfterSeconds = config.outcomePendingRetryAfterSeconds();
+        this.overloadedRetryAfterSeconds = apiConfig.psp().unavailableRetryAfterSeconds();
+        this.reservations = new StatementBatcher<>(
+                batch -> refunds.reserve(pool, batch),
+                config.reservationMaxBatchSize(),
+                config.reservationStatementsInFlight(),
+                metrics.refundReservationBatchSizes(),
+                apiConfig.capture().databaseWaitBudget(),
+                Reservation::paymentId);
     }
 
     public Uni<ApiResponse> refund(
@@ -83,8 +106,8 @@ public class RefundService {
         OutboxRow command =
                 new OutboxRow(event.eventId(), event.type(), Topics.REFUND_COMMANDS, json(event), json(traceHeaders));
         byte[] body = jsonBytes(new RefundAccepted(refundId, paymentId, request.amount(), "PENDING"));
-        return refunds.reserve(
-                        pool,
+        return reservations
+                .submit(new Reservation(
                         merchant.id(),
                         paymentId,
                         refundId,
@@ -95,9 +118,14 @@ public class RefundService {
                         command,
                         key,
                         hash,
-                        body)
+                        body))
                 .onFailure(IdempotencyRepository::isKeyTaken)
                 .recoverWithItem(false)
+                .onFailure(DatabaseBusyException.class)
+                .transform(busy -> {
+                    metrics.shed("database");
+                    return ApiProblem.overloaded(overloadedRetryAfterSeconds);
+                })
                 .flatMap(reserved -> reserved
                         ? Uni.createFrom().item(new ApiResponse(202, body, false))
                         // lost a race: to a request with the same key, or to reservations that used up the amount

@@ -2,6 +2,7 @@ package com.payments.refunds.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.psp.PspConcurrencyLimit;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
@@ -16,7 +17,9 @@ import org.eclipse.microprofile.rest.client.inject.RestClient;
  * Refunds at the PSP, with the refund id as both {@code Idempotency-Key} and {@code reference}, so any number of
  * sends of one refund move money at most once. Definite answers (success, decline, rejection, not found) are items
  * and never count as circuit-breaker failures; timeouts, connection errors and 5xx are failed {@code Uni}s (unknown
- * outcome) and do. Every call runs under {@link PspConcurrencyLimit}, inside the timeout.
+ * outcome) and do, as does a call that found the instance's limit of concurrent PSP calls saturated
+ * ({@link com.payments.psp.PspSaturatedException}, never sent). Every call runs under {@link PspConcurrencyLimit}
+ * (psp-common), inside the timeout.
  */
 @ApplicationScoped
 public class PspClient {

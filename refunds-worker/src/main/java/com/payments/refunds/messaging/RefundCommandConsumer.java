@@ -2,7 +2,7 @@ package com.payments.refunds.messaging;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.events.RefundRequested;
-import com.payments.refunds.client.PspConcurrencyLimit;
+import com.payments.psp.PspConcurrencyLimit;
 import com.payments.refunds.config.RefundsConfig;
 import com.payments.refunds.service.InvalidCommandException;
 import com.payments.refunds.service.RefundExecutionService;

@@ -1,30 +1,34 @@
-package com.payments.refunds.client;
+package com.payments.psp;
 
 import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
-import com.payments.refunds.config.RefundsConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.smallrye.mutiny.subscription.UniEmitter;
-import jakarta.enterprise.context.ApplicationScoped;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
  * How many PSP calls this instance makes at once: Netflix's Gradient2 limit, fed with the round trip of every call.
- * It grows while the PSP's latency stays flat and shrinks when the latency rises (the PSP queues), between
- * {@code refunds.psp-limit.min} and the hard ceiling {@code refunds.psp-limit.max}. A call over the limit waits
- * (without a thread, first come first served) until a call ends. The refund-commands consumer admits records by
- * {@link #limit()}, so that wait stays short; should more than twice the ceiling wait, the call fails as an unknown
- * outcome and the refund is retried later like any other.
+ * It grows while the PSP's latency stays flat and shrinks when the latency rises (the PSP queues), between {@link
+ * PspLimitSettings#min()} and the hard ceiling {@link PspLimitSettings#max()}. A slow PSP with a flat latency thus
+ * gets as many calls as its latency needs: the limit is sized by latency, not by a constant.
+ *
+ * <p>A call over the limit waits, without a thread and first come first served, until a call ends; it fails with
+ * {@link PspSaturatedException} (never sent) when its wait passes {@link PspLimitSettings#maxWait()} or when {@link
+ * PspLimitSettings#maxWaiting()} calls already wait. That is the instance's true saturation. A waiting call gets its
+ * permit (or its failure) on its own Vert.x context.
  */
-@ApplicationScoped
-public class PspConcurrencyLimit {
+public final class PspConcurrencyLimit {
 
     /** A call that may run: when it started and how many ran then, for the limit's sample. */
     private static final class Permit {
@@ -38,14 +42,24 @@ public class PspConcurrencyLimit {
         }
     }
 
-    /** A call waiting for a permit; it is either granted one or cancelled, never both. */
+    /** A call waiting for a permit; it is either granted one, expired or cancelled, exactly one of them. */
     private static final class Waiter {
         final UniEmitter<? super Permit> emitter;
+        final Context context;
         final AtomicInteger state = new AtomicInteger(WAITING);
         volatile Permit permit;
 
-        Waiter(UniEmitter<? super Permit> emitter) {
+        Waiter(UniEmitter<? super Permit> emitter, Context context) {
             this.emitter = emitter;
+            this.context = context;
+        }
+
+        void emit(Runnable emission) {
+            if (context == null || context == Vertx.currentContext()) {
+                emission.run();
+            } else {
+                context.runOnContext(ignored -> emission.run());
+            }
         }
     }
 
@@ -54,22 +68,22 @@ public class PspConcurrencyLimit {
     private static final int CANCELLED = 2;
 
     private final Limit limit;
-    private final int maxWaiting;
+    private final PspLimitSettings settings;
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
     private int inFlight;
 
-    public PspConcurrencyLimit(RefundsConfig config, MeterRegistry registry) {
-        RefundsConfig.PspLimit settings = config.pspLimit();
+    /** @param metricPrefix gauges {@code <prefix>.limit} and {@code <prefix>.in.flight}, e.g. {@code payments.psp} */
+    public PspConcurrencyLimit(PspLimitSettings settings, MeterRegistry registry, String metricPrefix) {
+        this.settings = settings;
         this.limit = Gradient2Limit.newBuilder()
                 .initialLimit(settings.initial())
                 .minLimit(settings.min())
                 .maxConcurrency(settings.max())
                 .build();
-        this.maxWaiting = 2 * settings.max();
-        Gauge.builder("refunds.psp.limit", this, PspConcurrencyLimit::limit)
+        Gauge.builder(metricPrefix + ".limit", this, PspConcurrencyLimit::limit)
                 .description("Adaptive limit of concurrent PSP calls")
                 .register(registry);
-        Gauge.builder("refunds.psp.in.flight", this, PspConcurrencyLimit::inFlight)
+        Gauge.builder(metricPrefix + ".in.flight", this, PspConcurrencyLimit::inFlight)
                 .description("PSP calls running")
                 .register(registry);
     }
@@ -84,7 +98,15 @@ public class PspConcurrencyLimit {
         return inFlight;
     }
 
-    /** Runs {@code call} once a slot is free; a failed or cancelled call (timeout) is sampled as a drop. */
+    /** Calls waiting for a permit now. */
+    public synchronized int waiting() {
+        return waiting.size();
+    }
+
+    /**
+     * Runs {@code call} once a permit is free; fails with {@link PspSaturatedException} without calling it when the
+     * wait runs out. A failed or cancelled call (a timeout) is sampled as a drop.
+     */
     public <T> Uni<T> run(Supplier<Uni<T>> call) {
         return acquire().onItem().transformToUni(permit -> {
             permit.started = true;
@@ -101,12 +123,12 @@ public class PspConcurrencyLimit {
             synchronized (this) {
                 if (waiting.isEmpty() && inFlight < limit.getLimit()) {
                     granted = grant();
-                } else if (waiting.size() >= maxWaiting) {
-                    emitter.fail(new PspUnavailableException(
+                } else if (waiting.size() >= settings.maxWaiting()) {
+                    emitter.fail(new PspSaturatedException(
                             "PSP concurrency limit reached, " + waiting.size() + " calls waiting"));
                     return;
                 } else {
-                    waiter = new Waiter(emitter);
+                    waiter = new Waiter(emitter, Vertx.currentContext());
                     waiting.addLast(waiter);
                 }
             }
@@ -116,10 +138,28 @@ public class PspConcurrencyLimit {
             }
             Waiter registered = waiter;
             emitter.onTermination(() -> terminated(registered));
+            expireAfter(registered, settings.maxWait().toMillis());
         });
     }
 
-    /** The waiter's caller went away (cancelled) or its permit was delivered. */
+    private void expireAfter(Waiter waiter, long millis) {
+        Runnable expire = () -> {
+            if (waiter.state.compareAndSet(WAITING, CANCELLED)) {
+                synchronized (this) {
+                    waiting.remove(waiter);
+                }
+                waiter.emit(() -> waiter.emitter.fail(new PspSaturatedException(
+                        "PSP concurrency limit reached: no permit within " + millis + " ms")));
+            }
+        };
+        if (waiter.context != null) {
+            waiter.context.owner().setTimer(Math.max(1, millis), id -> expire.run());
+        } else {
+            Infrastructure.getDefaultWorkerPool().schedule(expire, millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The waiter's caller went away (cancelled), or its permit or failure was delivered. */
     private void terminated(Waiter waiter) {
         if (waiter.state.compareAndSet(WAITING, CANCELLED)) {
             synchronized (this) {
@@ -152,7 +192,7 @@ public class PspConcurrencyLimit {
         }
         // Outside the lock: completing starts the waiting call.
         for (Waiter next : starting) {
-            next.emitter.complete(next.permit);
+            next.emit(() -> next.emitter.complete(next.permit));
         }
     }
 
