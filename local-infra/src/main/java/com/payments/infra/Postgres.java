@@ -20,7 +20,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * <ol>
  *   <li>{@code PAYMENTS_PG_HOST} set: an external server ({@code PAYMENTS_PG_PORT} default 5432,
  *       {@code PAYMENTS_PG_USER} default {@code postgres}, {@code PAYMENTS_PG_PASSWORD} default
- *       empty; the role must be allowed to {@code CREATE DATABASE});
+ *       empty; the role must be allowed to {@code CREATE DATABASE}, and to create roles unless the login
+ *       {@value #APP_ROLE} exists);
  *   <li>{@code PAYMENTS_INFRA=testcontainers}: a {@code postgres:15-alpine} container;
  *   <li>otherwise: an embedded PostgreSQL 15 (zonky), started on first use and stopped at JVM exit.
  * </ol>
