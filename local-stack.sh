@@ -93,8 +93,9 @@ source "$STATE/infra.env"
 cat >"$STATE/env" <<ENV
 export QUARKUS_DATASOURCE_REACTIVE_URL='postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$PAYMENTS_PG_DATABASE'
 export QUARKUS_DATASOURCE_JDBC_URL='jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$PAYMENTS_PG_DATABASE'
-export QUARKUS_DATASOURCE_USERNAME='$PAYMENTS_PG_USER'
-export QUARKUS_DATASOURCE_PASSWORD='$PAYMENTS_PG_PASSWORD'
+# The services log in as the application role (DML only); the migration below runs as the schema owner.
+export QUARKUS_DATASOURCE_USERNAME='$PAYMENTS_PG_APP_USER'
+export QUARKUS_DATASOURCE_PASSWORD='$PAYMENTS_PG_APP_PASSWORD'
 export KAFKA_BOOTSTRAP_SERVERS='$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS'
 export PSP_URL='http://127.0.0.1:$PSP_PORT'
 export PSP_WEBHOOK_SECRET='$WEBHOOK_SECRET'
@@ -117,6 +118,7 @@ start() { # NAME PORT READY_PATH [java args...]
 
 log "migrating the schema (payments-api as the migration Job)"
 QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true \
+  QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="$PAYMENTS_PG_PASSWORD" \
   "$JAVA" -jar "$(jar payments-api)" >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
 
 start psp-sandbox "$PSP_PORT" /q/health/ready \
@@ -133,7 +135,7 @@ The payments platform is running. Ctrl-C stops it.
   Swagger UI       http://127.0.0.1:$API_PORT/q/swagger-ui
   Metrics          http://127.0.0.1:$API_PORT/q/metrics  (relay :$RELAY_PORT, worker :$WORKER_PORT)
   PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})
-  PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (user $PAYMENTS_PG_USER)
+  PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (services log in as $PAYMENTS_PG_APP_USER, owner $PAYMENTS_PG_USER)
   Kafka            $PAYMENTS_KAFKA_BOOTSTRAP_SERVERS
   Logs             $LOGS/
   Operator token   $ADMIN_TOKEN

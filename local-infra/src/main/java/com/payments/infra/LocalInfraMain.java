@@ -13,7 +13,8 @@ import java.util.concurrent.Executors;
  * Starts PostgreSQL and Kafka as {@link Postgres} and {@link Kafka} resolve them, prints one line
  * per server that a shell can {@code eval} (each starts with {@code export }) and a last line {@code # ready}, then
  * blocks until killed. Logs do not go to stdout. With {@code --database NAME} it also creates that database if it is
- * missing (empty: the schema owner migrates it, as in production).
+ * missing (empty: the schema owner migrates it, as in production). {@code PAYMENTS_PG_USER} is the schema owner (it
+ * runs the migrations); {@code PAYMENTS_PG_APP_USER} is the services' login, which this creates as an operator would.
  *
  * <p>When the broker is in-process (no {@code PAYMENTS_KAFKA_BOOTSTRAP_SERVERS}, no testcontainers) it is a
  * {@link RestartableKafka}, and a control endpoint on loopback ({@code PAYMENTS_INFRA_CONTROL}) lets a fault test stop
@@ -37,6 +38,9 @@ public final class LocalInfraMain {
                 + " PAYMENTS_PG_PORT=" + pg.port()
                 + " PAYMENTS_PG_USER=" + quote(pg.user())
                 + " PAYMENTS_PG_PASSWORD=" + quote(pg.password()));
+        Postgres.ensureAppLogin();
+        System.out.println("export PAYMENTS_PG_APP_USER=" + quote(Postgres.APP_ROLE) + " PAYMENTS_PG_APP_PASSWORD="
+                + quote(Postgres.APP_PASSWORD));
         System.out.println("export PAYMENTS_KAFKA_BOOTSTRAP_SERVERS=" + quote(kafka));
         if (restartable != null) {
             Runtime.getRuntime().addShutdownHook(new Thread(restartable::close, "restartable-kafka-stop"));

@@ -20,7 +20,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * <ol>
  *   <li>{@code PAYMENTS_PG_HOST} set: an external server ({@code PAYMENTS_PG_PORT} default 5432,
  *       {@code PAYMENTS_PG_USER} default {@code postgres}, {@code PAYMENTS_PG_PASSWORD} default
- *       empty; the role must be allowed to {@code CREATE DATABASE});
+ *       empty; the role must be allowed to {@code CREATE DATABASE}, and to create roles unless the login
+ *       {@value #APP_ROLE} exists);
  *   <li>{@code PAYMENTS_INFRA=testcontainers}: a {@code postgres:15-alpine} container;
  *   <li>otherwise: an embedded PostgreSQL 15 (zonky), started on first use and stopped at JVM exit.
  * </ol>
@@ -41,7 +42,18 @@ public final class Postgres {
         public String reactiveUrl() {
             return "postgresql://" + host + ":" + port + "/" + name;
         }
+
+        /** The same database, logged in as the services' role {@value #APP_ROLE} instead of the schema owner. */
+        public Database asApp() {
+            return new Database(name, host, port, APP_ROLE, APP_PASSWORD);
+        }
     }
+
+    /** The services' login, created by migration V79 or, as here, by the operator beforehand (docs/deployment.md). */
+    public static final String APP_ROLE = "payments_app";
+
+    /** Local and test runs only; production sets its own (a Secret). */
+    public static final String APP_PASSWORD = "payments_app_local";
 
     private static final String MIGRATIONS = "classpath:db/migration";
 
@@ -66,6 +78,7 @@ public final class Postgres {
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot create database " + name + " on " + adminUrl, e);
         }
+        ensureAppLogin();
         Database database = new Database(name, server.host(), server.port(), server.user(), server.password());
         Flyway.configure(Thread.currentThread().getContextClassLoader())
                 .dataSource(database.jdbcUrl(), database.user(), database.password())
@@ -90,6 +103,55 @@ public final class Postgres {
             throw new IllegalStateException("Cannot create database " + name + " on " + adminUrl, e);
         }
     }
+
+    /**
+     * Makes {@value #APP_ROLE} a login with the local password, as the operator does before the first migration
+     * (docs/deployment.md): creates it, or lets a role that migration V79 created without a login log in. Once per
+     * JVM; several JVMs may race on one server.
+     */
+    public static synchronized void ensureAppLogin() {
+        if (appLoginReady) {
+            return;
+        }
+        Server server = server();
+        String adminUrl = "jdbc:postgresql://" + server.host() + ":" + server.port() + "/postgres";
+        String create = "CREATE ROLE " + APP_ROLE + " LOGIN PASSWORD '" + APP_PASSWORD + "'";
+        String login = "ALTER ROLE " + APP_ROLE + " LOGIN PASSWORD '" + APP_PASSWORD + "'";
+        String ddl =
+                """
+                DO $$
+                BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%1$s') THEN
+                        BEGIN
+                            %2$s;
+                        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+                        END;
+                    END IF;
+                    IF NOT (SELECT rolcanlogin FROM pg_roles WHERE rolname = '%1$s') THEN
+                        %3$s;
+                    END IF;
+                END
+                $$"""
+                        .formatted(APP_ROLE, create, login);
+        for (int attempt = 1; ; attempt++) {
+            try (Connection connection = connect(adminUrl, server);
+                    Statement statement = connection.createStatement()) {
+                statement.execute(ddl);
+                appLoginReady = true;
+                return;
+            } catch (SQLException e) {
+                // "tuple concurrently updated" when another JVM alters the role at the same moment: try again.
+                if (attempt == 3) {
+                    throw new IllegalStateException(
+                            "Cannot create the login " + APP_ROLE + " on " + adminUrl + " (as " + server.user()
+                                    + ", which needs CREATEROLE)",
+                            e);
+                }
+            }
+        }
+    }
+
+    private static boolean appLoginReady;
 
     /**
      * Through the driver itself, not {@code DriverManager}: a second Quarkus start in the same JVM (a test profile)

@@ -14,20 +14,29 @@ import java.util.Map;
  * {@code @QuarkusTestResource}, and its default scope ({@code MATCHING_RESOURCES}) restarts the
  * application for test classes that do not carry the same annotations.
  *
- * <p>Init arg {@code prefix} (default {@code test}) starts the database name.
+ * <p>Init arg {@code prefix} (default {@code test}) starts the database name. Init arg {@code login}: {@code owner}
+ * (default: the server's user, who also migrated the database) or {@code app} (the services' role {@value
+ * Postgres#APP_ROLE}, as in production).
  */
 public class PostgresTestResource implements QuarkusTestResourceLifecycleManager {
 
     private String prefix = "test";
+    private boolean asApp;
 
     @Override
     public void init(Map<String, String> initArgs) {
         prefix = initArgs.getOrDefault("prefix", prefix);
+        String login = initArgs.getOrDefault("login", "owner");
+        if (!login.equals("owner") && !login.equals("app")) {
+            throw new IllegalArgumentException("login must be owner or app, not " + login);
+        }
+        asApp = login.equals("app");
     }
 
     @Override
     public Map<String, String> start() {
-        Postgres.Database database = Postgres.freshDatabase(prefix);
+        Postgres.Database migrated = Postgres.freshDatabase(prefix);
+        Postgres.Database database = asApp ? migrated.asApp() : migrated;
         return Map.of(
                 "quarkus.datasource.reactive.url", database.reactiveUrl(),
                 "quarkus.datasource.jdbc.url", database.jdbcUrl(),

@@ -1,0 +1,211 @@
+package com.payments.contracts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.payments.infra.Postgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The services' role {@code payments_app} (migration V79, docs/deployment.md "Database roles"): exactly the grants
+ * decided for each table, and none of the owner's powers (DDL, TRUNCATE, DISABLE TRIGGER, replication role).
+ */
+class ApplicationRoleTest {
+
+    /**
+     * What payments_app may do on each table of the schema, decided table by table (V79). A table missing here fails
+     * {@link #everyTableHasExactlyTheDecidedGrants()}: its migration must grant what the services need, and this list
+     * must say so.
+     */
+    private static final Map<String, String> DECIDED = new TreeMap<>(Map.ofEntries(
+            Map.entry("consumed_events", "SELECT, INSERT, DELETE, UPDATE(consumed_at)"),
+            Map.entry("flyway_schema_history", "SELECT"),
+            Map.entry("idempotency_keys", "SELECT, INSERT, UPDATE, DELETE"),
+            Map.entry("ledger_entries", "SELECT, INSERT"),
+            Map.entry("ledger_transactions", "SELECT, INSERT"),
+            Map.entry("merchant_api_keys", "SELECT, INSERT, UPDATE(revoked_at)"),
+            Map.entry("merchants", "SELECT, INSERT"),
+            Map.entry("operations_queue", "SELECT, INSERT, UPDATE"),
+            Map.entry("outbox", "SELECT, INSERT, DELETE, UPDATE(sent_at)"),
+            Map.entry("outbox_relay_state", "SELECT, UPDATE"),
+            Map.entry("payment_transitions", "SELECT, INSERT"),
+            Map.entry("payments", "SELECT, INSERT, UPDATE, DELETE"),
+            Map.entry("psp_settlements", "SELECT, INSERT, DELETE"),
+            Map.entry("psp_webhook_events", "SELECT, INSERT, UPDATE"),
+            Map.entry("recon_breaks", "SELECT, INSERT, UPDATE"),
+            Map.entry("recon_runs", "SELECT, INSERT, UPDATE"),
+            Map.entry("refunds", "SELECT, INSERT, UPDATE")));
+
+    private static Postgres.Database owner;
+    private Connection app;
+
+    @BeforeAll
+    static void migrate() {
+        owner = Postgres.freshDatabase("approle");
+    }
+
+    @BeforeEach
+    void connectAsApp() throws SQLException {
+        Postgres.Database login = owner.asApp();
+        app = DriverManager.getConnection(login.jdbcUrl(), login.user(), login.password());
+    }
+
+    @AfterEach
+    void close() throws SQLException {
+        app.close();
+    }
+
+    @Test
+    void everyTableHasExactlyTheDecidedGrants() throws SQLException {
+        Map<String, String> actual = new TreeMap<>();
+        try (Connection db = DriverManager.getConnection(owner.jdbcUrl(), owner.user(), owner.password());
+                Statement st = db.createStatement();
+                ResultSet tables = st.executeQuery(
+                        """
+                        SELECT c.oid, c.relname FROM pg_class c
+                         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')""")) {
+            Map<String, Long> oids = new TreeMap<>();
+            while (tables.next()) {
+                oids.put(tables.getString(2), tables.getLong(1));
+            }
+            for (var table : oids.entrySet()) {
+                actual.put(table.getKey(), grantsOf(db, table.getValue()));
+            }
+        }
+        assertThat(actual).isEqualTo(DECIDED);
+    }
+
+    /** "SELECT, INSERT, ..., UPDATE(col, ...)": table privileges, then UPDATE of single columns when not of all. */
+    private static String grantsOf(Connection db, long oid) throws SQLException {
+        List<String> grants = new ArrayList<>();
+        for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")) {
+            if (bool(db, "SELECT has_table_privilege('payments_app', " + oid + "::oid, '" + privilege + "')")) {
+                grants.add(privilege);
+            }
+        }
+        if (!grants.contains("UPDATE")) {
+            try (Statement st = db.createStatement();
+                    ResultSet rs = st.executeQuery(
+                            """
+                            SELECT string_agg(attname, ', ' ORDER BY attnum) FROM pg_attribute
+                             WHERE attrelid = %d AND attnum > 0 AND NOT attisdropped
+                               AND has_column_privilege('payments_app', attrelid, attnum, 'UPDATE')"""
+                                    .formatted(oid))) {
+                rs.next();
+                if (rs.getString(1) != null) {
+                    grants.add("UPDATE(" + rs.getString(1) + ")");
+                }
+            }
+        }
+        return String.join(", ", grants);
+    }
+
+    @Test
+    void ownsNothingAndIsNoSuperuser() throws SQLException {
+        assertThat(
+                        queryString(
+                                "SELECT rolsuper OR rolbypassrls OR rolcreaterole OR rolcreatedb FROM pg_roles WHERE rolname = 'payments_app'"))
+                .isEqualTo("f");
+        assertThat(queryString("SELECT count(*) FROM pg_class WHERE relowner = 'payments_app'::regrole"))
+                .isEqualTo("0");
+        assertThat(queryString("SELECT count(*) FROM pg_proc WHERE proowner = 'payments_app'::regrole"))
+                .isEqualTo("0");
+    }
+
+    @Test
+    void cannotDisableTheLedgerTriggersNorBypassThem() {
+        assertDenied("ALTER TABLE ledger_entries DISABLE TRIGGER ALL", "must be owner");
+        assertDenied("ALTER TABLE ledger_entries DISABLE TRIGGER ledger_entries_append_only", "must be owner");
+        assertDenied("ALTER TABLE payments DISABLE TRIGGER payments_guard_transition", "must be owner");
+        assertDenied("SET session_replication_role = replica", "permission denied");
+    }
+
+    @Test
+    void cannotUpdateDeleteOrTruncateTheLedger() throws SQLException {
+        String tx = bookedTransaction();
+        assertDenied("UPDATE ledger_entries SET amount = amount * 2 WHERE transaction_id = '" + tx + "'", "permission");
+        assertDenied("DELETE FROM ledger_entries WHERE transaction_id = '" + tx + "'", "permission");
+        assertDenied("TRUNCATE ledger_entries CASCADE", "permission");
+        assertDenied("UPDATE ledger_transactions SET description = 'x' WHERE id = '" + tx + "'", "permission");
+        assertDenied("DELETE FROM ledger_transactions WHERE id = '" + tx + "'", "permission");
+        assertDenied("DELETE FROM payment_transitions", "permission");
+        assertThat(queryString("SELECT sum(abs(amount)) FROM ledger_entries WHERE transaction_id = '" + tx + "'"))
+                .isEqualTo("200");
+    }
+
+    @Test
+    void hasNoDdl() {
+        assertDenied("CREATE TABLE stolen (id int)", "permission denied for schema");
+        assertDenied("CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'", "permission denied for schema");
+        assertDenied("DROP TABLE outbox", "must be owner");
+        assertDenied("ALTER TABLE payments DROP CONSTRAINT refunds_within_amount", "must be owner");
+        assertDenied("TRUNCATE payments CASCADE", "permission");
+        assertDenied("CREATE ROLE someone", "permission denied");
+    }
+
+    @Test
+    void outboxRowsChangeOnlyTheirSentMark() throws SQLException {
+        exec(
+                """
+                INSERT INTO outbox (event_id, event_type, topic, key, payload)
+                VALUES (gen_random_uuid(), 'PaymentCaptured', 'payment-events', 'k1', '{}')""");
+        exec("UPDATE outbox SET sent_at = now() WHERE key = 'k1'");
+        assertDenied("UPDATE outbox SET payload = '{\"x\":1}' WHERE key = 'k1'", "permission");
+        assertDenied("UPDATE merchant_api_keys SET key_hash = key_hash", "permission");
+        exec("DELETE FROM outbox WHERE key = 'k1' AND sent_at IS NOT NULL");
+    }
+
+    /** A balanced CAPTURE of 100 booked as the app role: inserting is allowed, and the balance trigger still runs. */
+    private String bookedTransaction() throws SQLException {
+        String merchant = queryString("INSERT INTO merchants (name) VALUES ('m') RETURNING id");
+        String tx = queryString("INSERT INTO ledger_transactions (kind, reference, merchant_id) VALUES ('CAPTURE', "
+                + "gen_random_uuid()::text, '" + merchant + "') RETURNING id");
+        exec("INSERT INTO ledger_entries (transaction_id, account, amount, currency) VALUES ('" + tx
+                + "', 'psp_receivable', 100, 'EUR'), ('" + tx + "', 'merchant_payable', -100, 'EUR')");
+        assertThatThrownBy(() -> exec("INSERT INTO ledger_entries (transaction_id, account, amount, currency) VALUES ('"
+                        + tx + "', 'psp_receivable', 5, 'EUR')"))
+                .hasMessageContaining("does not sum to zero");
+        return tx;
+    }
+
+    private void assertDenied(String sql, String reason) {
+        assertThatThrownBy(() -> exec(sql))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining(reason)
+                .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("42501"));
+    }
+
+    private void exec(String sql) throws SQLException {
+        try (Statement st = app.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    private String queryString(String sql) throws SQLException {
+        try (Statement st = app.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static boolean bool(Connection db, String sql) throws SQLException {
+        try (Statement st = db.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
+    }
+}
