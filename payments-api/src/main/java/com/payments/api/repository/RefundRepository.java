@@ -10,7 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Arrays;
 import java.util.UUID;
 
-/** SQL of the refund reservation (design.md §3): what a request finds, and the reservation with its effects. */
+/** SQL of the refund reservation (docs/architecture.md §3): what a request finds, and the reservation with its effects. */
 @ApplicationScoped
 public class RefundRepository {
 
@@ -52,19 +52,22 @@ public class RefundRepository {
                 SELECT $4::uuid, id, $2::uuid, $3::bigint, $5::text, $7::text FROM reserved
                 RETURNING id, payment_id),
             command AS (
-                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
-                SELECT $8::uuid, $9::text, $10::text, payment_id::text, $11::text::jsonb, $12::text::jsonb FROM refund),
+                SELECT enqueue_event($8::uuid, $9::text, $10::text, payment_id::text, $11::text::jsonb,
+                                     $12::text::jsonb) AS enqueued
+                  FROM refund),
             claim AS (
                 INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id, status,
                                               response_status, response_body, completed_at)
                 SELECT $2::uuid, $13::text, $14::bytea, 'refund', id, 'COMPLETED', 202, $15::bytea, now() FROM refund)
-            SELECT count(*) FROM reserved""";
+            -- Reading command makes PostgreSQL run it (a SELECT in WITH runs only when read).
+            SELECT count(*) FROM reserved LEFT JOIN command ON true""";
 
     /**
      * The conditional reservation and its effects in one statement (one atomic round trip): adds {@code amount}
      * to refunded_amount only on this merchant's CAPTURED payment and only if the total stays within the captured
      * amount (the row lock serializes concurrent reservations of one payment; each re-checks the condition on the
-     * committed value); then the PENDING refund, its {@code refund-commands} outbox row (key = payment id) and the
+     * committed value); then the PENDING refund, its {@code refund-commands} outbox row (key = payment id, through
+     * {@code enqueue_event}) and the
      * merchant's idempotency key, stored completed with the 202 answer. False when nothing was reserved (and
      * nothing written). A key taken meanwhile by a concurrent request fails the statement with a unique violation
      * of {@code idempotency_keys_pkey} and rolls all of it back.
