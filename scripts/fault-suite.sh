@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# System fault suite (issue 11): starts the local stack (real processes), runs a steady mixed load, and during it
+# System fault suite: starts the local stack (real processes), runs a steady mixed load, and during it
 # kill -9s and restarts payments-api, outbox-relay and refunds-worker, restarts PostgreSQL, stops and restarts the
 # Kafka broker, and turns sandbox faults on and off (PSP errors/timeouts; duplicate, reordered and dropped webhooks
-# all along); then lets the system settle, checks design.md §7 from PostgreSQL, Kafka and the sandbox's counters,
+# all along); then lets the system settle, checks docs/architecture.md §7 from PostgreSQL, Kafka and the sandbox's counters,
 # and reconciles the day against the sandbox's settlement file with one discrepancy injected on purpose.
 # Prints requests made, faults injected, invariants checked, violations found; exits 1 on any violation.
 # Bounded in time, stops everything it started. See docs/fault-suite.md.
