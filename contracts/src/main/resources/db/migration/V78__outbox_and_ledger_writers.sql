@@ -1,5 +1,5 @@
 -- One writer per table: every service enqueues events and books ledger transactions through these functions, so the
--- INSERTs into outbox, ledger_transactions and ledger_entries exist once (docs/architecture.md, "Shared schema").
+-- INSERTs into outbox, ledger_transactions and ledger_entries exist once (docs/operations.md, "One writer per table").
 -- The guards of V1, V10, V60 and V70 stay on the tables and fire inside the functions as before: the per-key
 -- ordering and the wake-up of the relay (outbox triggers), one transaction per (kind, reference), the balance of each
 -- statement's entries and the append-only rule (ledger triggers).
