@@ -20,7 +20,7 @@ moved AS (
 -- The two writers (V78) take the whole batch at once and answer one row each.
 ledger AS (
     SELECT book_ledger_transactions('CAPTURE', 'psp_receivable', 'merchant_payable', array_agg(id::text),
-                                    array_agg(merchant_id), array_agg('payment captured'), array_agg(amount),
+                                    array_agg(merchant_id), array_agg('payment captured'::text), array_agg(amount),
                                     array_agg(currency::text), false)
       FROM moved WHERE status = 'CAPTURED'),
 event AS (

@@ -94,6 +94,11 @@ public class ReconciliationService {
             this.window = window.toString();
         }
 
+        /** A run that never got to its work: locked out, or without a database (no run row, no duration). */
+        RunSummary notRun(String status, String error) {
+            return new RunSummary(businessDate, source, window, null, null, null, status, error, null, null);
+        }
+
         RunSummary summary(Long runId, Match match, String status, String error, Long line) {
             return new RunSummary(
                     businessDate, source, window, runId, load, match, status, error, line, millisSince(started));
@@ -118,17 +123,7 @@ public class ReconciliationService {
             }
         } catch (SQLException e) {
             Log.errorf(e, "reconciliation of %s: database unavailable", date);
-            RunSummary summary = new RunSummary(
-                    progress.businessDate,
-                    progress.source,
-                    progress.window,
-                    null,
-                    null,
-                    null,
-                    RunResult.FAILED,
-                    String.valueOf(e.getMessage()),
-                    null,
-                    null);
+            RunSummary summary = progress.notRun(RunResult.FAILED, String.valueOf(e.getMessage()));
             return new RunResult(RunResult.FAILED, null, 0, summary);
         }
     }
@@ -138,17 +133,7 @@ public class ReconciliationService {
             throws SQLException, IOException {
         if (!repository.tryLock(c, date)) {
             Log.warnf("reconciliation of %s: another run of this date holds the lock; not started", date);
-            RunSummary summary = new RunSummary(
-                    progress.businessDate,
-                    progress.source,
-                    progress.window,
-                    null,
-                    null,
-                    null,
-                    RunResult.LOCKED,
-                    null,
-                    null,
-                    null);
+            RunSummary summary = progress.notRun(RunResult.LOCKED, null);
             return new RunResult(RunResult.LOCKED, null, 0, summary);
         }
         try (Statement s = c.createStatement()) {
