@@ -7,6 +7,7 @@
 #   ./local-stack.sh recon [ARGS]  run the reconciler once against the running stack (see docs/reconciler.md)
 #   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
+# .local/ready exists while everything is up (scripts wait for it); .local/env holds the services' settings.
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -19,21 +20,13 @@ WORKER_PORT=${WORKER_PORT:-8082}
 PSP_PORT=${PSP_PORT:-8089}
 WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
 ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-dev-operator-token}
-JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'local-stack: %s\n' "$*" >&2; exit 1; }
 
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-wait_ready() { # NAME URL PID LOGFILE
-  local deadline=$((SECONDS + 120))
-  until curl -fsS -o /dev/null "$2" 2>/dev/null; do
-    kill -0 "$3" 2>/dev/null || { tail -n 30 "$4" >&2; die "$1 exited during startup (log: $4)"; }
-    ((SECONDS < deadline)) || die "$1 not ready after 120 s (log: $4)"
-    sleep 0.5
-  done
-}
 
 jar() { echo "$ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
 
@@ -72,12 +65,12 @@ cleanup() {
   log "stopping"
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do kill "${PIDS[i]}" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -f "$STATE/env"
+  rm -f "$STATE/env" "$STATE/ready"
 }
 trap cleanup INT TERM EXIT
 
 log "starting PostgreSQL and Kafka"
-rm -f "$STATE/infra.env"
+rm -f "$STATE/infra.env" "$STATE/ready"
 "$JAVA" -Xmx768m -cp "$ROOT/local-infra/target/classes:$(cat "$STATE/infra.classpath")" \
   com.payments.infra.LocalInfraMain --database payments >"$STATE/infra.env" 2>"$LOGS/infra.log" &
 PIDS+=($!)
@@ -110,9 +103,9 @@ source "$STATE/env"
 start() { # NAME PORT READY_PATH [java args...]
   local name=$1 port=$2 ready=$3
   shift 3
-  "$JAVA" -Xmx384m -Dquarkus.http.port="$port" "$@" >"$LOGS/$name.log" 2>&1 &
-  PIDS+=($!)
-  wait_ready "$name" "http://127.0.0.1:$port$ready" "$!" "$LOGS/$name.log"
+  : >"$LOGS/$name.log"
+  start_jar "$LOGS/$name.log" "http://127.0.0.1:$port$ready" -Xmx384m -Dquarkus.http.port="$port" "$@" ||
+    die "$name did not start"
   log "$name ready on http://127.0.0.1:$port"
 }
 
@@ -147,4 +140,5 @@ Demo merchants (local runs only):
 Kafka events:      ./local-stack.sh events payment-events
 Reconcile a day:   ./local-stack.sh recon --date=$(date -u +%F)
 INFO
+touch "$STATE/ready"
 wait "${PIDS[@]}"

@@ -3,17 +3,18 @@
 # Logs: target/bench/<name>.log. Only measured numbers are printed; a benchmark that fails shows "failed".
 #
 #   bench/all.sh                  # builds once, then runs everything (about 13 minutes on 2 cores)
-#   SKIP_BUILD=1 LINES=200000 bench/all.sh
+#   SKIP_BUILD=1 LINES=200000 bench/all.sh   # uses the jars as they are
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=target/bench
 mkdir -p "$OUT"
-export SKIP_BUILD=1
+source scripts/lib.sh
 
-if [[ -z "${NO_BUILD:-}" && -z "${SKIP_BUILD_ALL:-}" ]]; then
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   echo "== building (./mvnw package -DskipTests)"
   ./mvnw -B -q -ntp package -DskipTests || exit 1
 fi
+export SKIP_BUILD=1 # the scripts below use what was just built
 
 run() { # NAME SCRIPT...
   local name=$1
@@ -32,11 +33,11 @@ run sandbox bench/psp-sandbox-charges.sh
 # Resident memory of each service of the local stack while it serves captures (the relay publishes their events;
 # the refunds worker only idles: no refunds in this load).
 echo "== memory under load (local stack + 30 s of captures at 16 connections)"
+rm -f .local/ready
 ./local-stack.sh >"$OUT/stack.log" 2>&1 &
 STACK=$!
-for _ in $(seq 1 300); do grep -q "The payments platform is running" "$OUT/stack.log" && break; sleep 1; done
 MEMORY=()
-if grep -q "The payments platform is running" "$OUT/stack.log"; then
+if wait_file .local/ready 300 "$STACK"; then
   # a merchant without a practical rate limit (the demo merchants' limit would turn most of the load into 429s)
   KEY=$(curl -fs -X POST http://127.0.0.1:8080/v1/admin/merchants -H "Authorization: Bearer dev-operator-token" \
     -H 'Content-Type: application/json' -d '{"name":"bench-memory","rateLimitPerSecond":1000000}' |

@@ -56,10 +56,7 @@ java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
   -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
 PIDS+=($!)
 
-for url in "$PSP/q/health/ready" "$API/q/health/ready"; do
-  for _ in $(seq 1 300); do curl -fs "$url" >/dev/null 2>&1 && break; sleep 0.2; done
-  curl -fs "$url" >/dev/null || { echo "not ready: $url (logs in $LOGDIR)"; exit 1; }
-done
+wait_http "$PSP/q/health/ready" 60 && wait_http "$API/q/health/ready" 60 || exit 1
 
 KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
   -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}' |

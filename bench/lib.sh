@@ -1,4 +1,6 @@
 # Shared by the bench scripts (source it after `cd` to the repository root).
+# shellcheck source=../scripts/lib.sh
+source scripts/lib.sh
 
 # Processes started by the script; all stopped when it exits.
 PIDS=()

@@ -25,16 +25,12 @@ if ! command -v wrk >/dev/null; then
   apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
 fi
 
+source scripts/lib.sh
 LOG=$(mktemp /tmp/psp-sandbox-bench.XXXXXX.log)
+trap 'kill $STARTED_PID 2>/dev/null || true; wait $STARTED_PID 2>/dev/null || true' EXIT
 # shellcheck disable=SC2086
-java $JAVA_OPTS -Dquarkus.http.port="$PORT" -Dquarkus.log.level=WARN -jar "$JAR" >"$LOG" 2>&1 &
-PID=$!
-trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  curl -fs "$BASE/q/health/ready" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-curl -fs "$BASE/q/health/ready" >/dev/null || { echo "sandbox did not start, see $LOG"; exit 1; }
+start_jar "$LOG" "$BASE/q/health/ready" $JAVA_OPTS -Dquarkus.http.port="$PORT" -Dquarkus.log.level=WARN -jar "$JAR" ||
+  exit 1
 
 echo "== warm-up ($WARMUP)"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/psp-sandbox-charges.lua "$BASE" -- warmup >/dev/null

@@ -45,8 +45,11 @@ DB=bench_refund_exec_$(date +%s)
 java -Xmx768m -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath")" com.payments.infra.LocalInfraMain \
   --database "$DB" >"$LOGDIR/infra.env" 2>"$LOGDIR/infra.log" &
 PIDS+=($!)
-for _ in $(seq 1 600); do grep -q '^# ready' "$LOGDIR/infra.env" 2>/dev/null && break; sleep 0.2; done
-grep -q '^# ready' "$LOGDIR/infra.env" || { echo "infrastructure not up (logs in $LOGDIR)"; exit 1; }
+deadline=$((SECONDS + 120))
+until grep -q '^# ready' "$LOGDIR/infra.env" 2>/dev/null; do
+  kill -0 "${PIDS[-1]}" 2>/dev/null && ((SECONDS < deadline)) || { echo "infrastructure not up (logs in $LOGDIR)"; exit 1; }
+  sleep 0.2
+done
 source "$LOGDIR/infra.env"
 export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
 sql() { psql -q -tA -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" -d "$DB" -c "$1"; }
@@ -60,12 +63,9 @@ start() { # NAME PORT JAVA_OPTS JAR [more java args]
   local name=$1 port=$2 opts=$3 jar=$4
   shift 4
   # shellcheck disable=SC2086
-  java $opts -Dquarkus.http.port="$port" -Dquarkus.log.level=WARN "$@" -jar "$jar" >"$LOGDIR/$name.log" 2>&1 &
-  PIDS+=($!)
-  eval "${name//-/_}_PID=$!"
-  for _ in $(seq 1 600); do curl -fs "http://127.0.0.1:$port/q/health/ready" >/dev/null 2>&1 && return; sleep 0.2; done
-  echo "$name not ready (logs in $LOGDIR)"
-  exit 1
+  start_jar "$LOGDIR/$name.log" "http://127.0.0.1:$port/q/health/ready" \
+    $opts -Dquarkus.http.port="$port" -Dquarkus.log.level=WARN "$@" -jar "$jar" || exit 1
+  printf -v "${name//-/_}_PID" %s "$STARTED_PID"
 }
 start psp-sandbox "$PSP_PORT" "$PSP_OPTS" psp-sandbox/target/quarkus-app/quarkus-run.jar
 # The API migrates the fresh database at start (as the migration Job does).

@@ -47,11 +47,8 @@ QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
 QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" \
-java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
-  -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 300); do curl -fs "$API/q/health/ready" >/dev/null 2>&1 && break; sleep 0.2; done
-curl -fs "$API/q/health/ready" >/dev/null || { echo "not ready: $API (logs in $LOGDIR)"; exit 1; }
+start_jar "$LOGDIR/api.log" "$API/q/health/ready" $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
+  -jar payments-api/target/quarkus-app/quarkus-run.jar || exit 1
 
 CREATED=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
   -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}')

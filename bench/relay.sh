@@ -3,13 +3,16 @@
 # Runs the packaged relay (outbox-relay/target/quarkus-app/quarkus-run.jar) as a process against PostgreSQL and
 # Kafka as local-infra resolves them (PAYMENTS_PG_* / PAYMENTS_KAFKA_BOOTSTRAP_SERVERS, else embedded ones).
 # Knobs: BACKLOG (rows drained, default 100000), RATE (events/s, default 1000), DURATION (seconds, default 20),
-# BATCH (relay.batch-size, default 1000).
+# BATCH (relay.batch-size, default 1000). SKIP_BUILD=1: use the jar and classes as they are (only the class path is
+# resolved).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CP_FILE="$(mktemp)"
 # One invocation, so that contracts and local-infra resolve from this tree (the last module writes the file).
-./mvnw -q -B -pl outbox-relay -am package dependency:build-classpath -DskipTests \
+GOALS=(package)
+[[ "${SKIP_BUILD:-0}" == 1 ]] && GOALS=(compile) # compiled already: nothing to do but resolve
+./mvnw -q -B -pl outbox-relay -am "${GOALS[@]}" dependency:build-classpath -DskipTests \
   -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE"
 CP="outbox-relay/target/test-classes:outbox-relay/target/classes:$(cat "$CP_FILE")"
 rm -f "$CP_FILE"

@@ -155,6 +155,42 @@ class SchemaConstraintsTest {
     }
 
     @Test
+    void ledgerBookingIsBalancedOncePerReference() throws SQLException {
+        String book = "SELECT book_ledger_transaction('REFUND', 'merchant_payable', 'psp_receivable', 'r-1', '"
+                + merchant + "', 'refund', 250, 'EUR', %s)";
+        assertThat(queryString(book.formatted("false"))).isEqualTo("t");
+        assertThat(
+                        queryString(
+                                """
+                        SELECT string_agg(e.account || ' ' || e.amount || ' ' || e.currency, ', ' ORDER BY e.amount)
+                          FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+                         WHERE t.kind = 'REFUND' AND t.reference = 'r-1'"""))
+                .isEqualTo("psp_receivable -250 EUR, merchant_payable 250 EUR");
+        // a second booking of the reference: refused, or left as it is when asked to skip booked ones
+        assertRefused(book.formatted("false"), "ledger_transactions_kind_reference_key");
+        assertThat(queryString(book.formatted("true"))).isEqualTo("f");
+        assertRefused(
+                "SELECT book_ledger_transactions('FEE', 'psp_fees', 'psp_receivable', ARRAY['f', 'f'],"
+                        + " ARRAY[NULL::uuid, NULL], ARRAY['x', 'x'], ARRAY[1, 1]::bigint[], ARRAY['EUR', 'EUR'], true)",
+                "distinct");
+        assertThat(queryString(
+                        "SELECT count(*) FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id"
+                                + " WHERE t.reference IN ('r-1', 'f')"))
+                .isEqualTo("2");
+    }
+
+    @Test
+    void enqueuedEventsKeepTheirHeaders() throws SQLException {
+        exec("SELECT enqueue_event(gen_random_uuid(), 'T', 'payment-events', 'k-1', '{\"a\": 1}',"
+                + " '{\"traceparent\": \"00-x\"}')");
+        exec("SELECT enqueue_events(ARRAY[gen_random_uuid()], ARRAY['T'], ARRAY['payment-events'], ARRAY['k-2'],"
+                + " ARRAY['{}'::jsonb], ARRAY[NULL::jsonb])");
+        assertThat(queryString("SELECT string_agg(key || ' ' || headers::text, ', ' ORDER BY id) FROM outbox"
+                        + " WHERE key IN ('k-1', 'k-2')"))
+                .isEqualTo("k-1 {\"traceparent\": \"00-x\"}, k-2 {}");
+    }
+
+    @Test
     void refundsOnlyMoveFromPending() throws SQLException {
         UUID payment = capturedPayment(100);
         UUID refund =

@@ -6,11 +6,8 @@ import java.util.Map;
 /**
  * The Kafka broker (see {@link Kafka}) with all topics deleted before each Quarkus application start.
  *
- * <p>Use it as {@code @QuarkusTestResource(KafkaTestResource.class)} on one test class of the
- * module (or on all of them: duplicates are removed). Without {@code restrictToAnnotatedClass} the
- * resource is global, so every {@code @QuarkusTest} of the module shares one application start.
- * {@code @WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)} is
- * the equivalent; see {@link PostgresTestResource} for why the former is recommended.
+ * <p>Use it as {@code @WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)} on one
+ * test class of the module (or on all of them: duplicates are removed); see {@link PostgresTestResource} for the scopes.
  */
 public class KafkaTestResource implements QuarkusTestResourceLifecycleManager {
 

@@ -6,13 +6,11 @@ import java.util.Map;
 /**
  * A fresh, migrated database for each Quarkus application start (see {@link Postgres}).
  *
- * <p>Use it as {@code @QuarkusTestResource(PostgresTestResource.class)} on one test class of the
- * module (or on all of them: duplicates are removed). Without {@code restrictToAnnotatedClass} the
- * resource is global, so every {@code @QuarkusTest} of the module shares one application start.
- * {@code @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)}
- * is the equivalent; the Quarkus 3.33 Javadoc of {@code @WithTestResource} still advises
- * {@code @QuarkusTestResource}, and its default scope ({@code MATCHING_RESOURCES}) restarts the
- * application for test classes that do not carry the same annotations.
+ * <p>Use it as {@code @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)} on one
+ * test class of the module (or on all of them: duplicates are removed). {@code GLOBAL} applies the resource to every
+ * {@code @QuarkusTest} of the module, so they share one application start; the default scope
+ * ({@code MATCHING_RESOURCES}) would restart the application for test classes that do not carry the same annotations,
+ * and {@code RESTRICTED_TO_CLASS} gives a class an application start of its own.
  *
  * <p>Init arg {@code prefix} (default {@code test}) starts the database name. Init arg {@code login}: {@code owner}
  * (default: the server's user, who also migrated the database) or {@code app} (the services' role {@value

@@ -8,7 +8,8 @@ import static org.hamcrest.Matchers.equalTo;
 import com.payments.infra.Kafka;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -22,8 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /** The relay started by the application: one row end to end, readiness, metrics. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(KafkaTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
 class RelayTest {
     @Inject
     Pool pool;

@@ -30,7 +30,7 @@ public enum PaymentStatus {
         return this == CAPTURED || this == FAILED;
     }
 
-    /** HTTP status of a capture answer in this state (design.md §4). */
+    /** HTTP status of a capture answer in this state (docs/architecture.md §4). */
     public int httpStatus() {
         return switch (this) {
             case CAPTURED -> 201;

@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
-/** The payment as the merchant API shows it (design.md §4). {@code refunds} is left out of list answers. */
+/** The payment as the merchant API shows it (docs/architecture.md §4). {@code refunds} is left out of list answers. */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({

@@ -3,6 +3,6 @@ package com.payments.api;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.UUID;
 
-/** The 202 answer of {@code POST /v1/payments/{id}/refunds} (design.md §4): the refund is reserved, not yet paid. */
+/** The 202 answer of {@code POST /v1/payments/{id}/refunds} (docs/architecture.md §4): the refund is reserved, not yet paid. */
 @RegisterForReflection
 public record RefundAccepted(UUID refundId, UUID paymentId, long amount, String status) {}

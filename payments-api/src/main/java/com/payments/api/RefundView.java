@@ -4,7 +4,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 import java.util.UUID;
 
-/** A refund as the merchant API shows it (design.md §4). */
+/** A refund as the merchant API shows it (docs/architecture.md §4). */
 @RegisterForReflection
 public record RefundView(UUID id, UUID paymentId, long amount, String status, Instant createdAt) {
     public static RefundView of(Refund r) {

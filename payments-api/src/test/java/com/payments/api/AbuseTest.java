@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.payments.api.service.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -40,10 +41,11 @@ import org.junit.jupiter.api.TestFactory;
  * same event correctly signed is then accepted, so the refusals are not vacuous.
  */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class AbuseTest {
     static final int TRIES = Integer.getInteger("abuse.tries", 150);
     static final long SEED = Long.getLong("abuse.seed", System.nanoTime());

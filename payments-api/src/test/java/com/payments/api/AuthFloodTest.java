@@ -6,8 +6,9 @@ import com.payments.api.service.MerchantAdminService;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -41,10 +42,11 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(AuthFloodTest.ProductionLimits.class)
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class AuthFloodTest {
     static final int MAX_FAILURES = 20;
     static final Duration WINDOW = Duration.ofMinutes(1);

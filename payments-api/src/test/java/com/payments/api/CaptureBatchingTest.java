@@ -14,7 +14,8 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.smallrye.mutiny.Uni;
@@ -40,8 +41,8 @@ import org.junit.jupiter.api.Test;
 
 /** Concurrent captures share the capture path's statements (StatementBatcher); each still gets its own outcome. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.GLOBAL)
 class CaptureBatchingTest {
     @Inject
     Pool pool;

@@ -7,7 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.payments.infra.PostgresTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * YAML trees (the order of keys in a map is not part of the document; SmallRye does not keep it stable).
  */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
 class OpenApiDocumentTest {
     private static final Path COMMITTED = Path.of("../docs/openapi.yaml");
     private static final Path SERVED = Path.of("target/openapi-served.yaml");

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -22,10 +23,11 @@ import org.junit.jupiter.api.Test;
 
 /** {@code /v1/admin/operations}: operators list the items left for a human and resolve them, against PostgreSQL. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class OperationsAdminTest {
     @Inject
     Pool pool;

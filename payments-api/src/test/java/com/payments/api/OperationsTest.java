@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.payments.api.service.IdempotencyCleanupJob;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.smallrye.mutiny.Uni;
@@ -24,10 +25,11 @@ import org.junit.jupiter.api.Test;
 
 /** The state machine in Java against the SQL trigger, key housekeeping, metrics and OpenAPI. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class OperationsTest {
     private static final UUID MERCHANT = UUID.fromString("00000000-0000-4000-8000-00000000000a");
 

@@ -13,8 +13,9 @@ import com.payments.api.repository.ResolverRepository;
 import com.payments.api.service.PaymentResolver;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
@@ -40,10 +41,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class ResilienceTest {
     /** The advisory lock a held release waits for. */
     private static final int HOLD = 731_801;

@@ -8,8 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.payments.api.service.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -29,10 +30,11 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(WebhookSecretRotationTest.Rolling.class)
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class WebhookSecretRotationTest {
     static final String CURRENT = "whsec_rotation_new";
     static final String PREVIOUS = "whsec_rotation_old";

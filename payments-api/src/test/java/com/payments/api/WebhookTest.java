@@ -10,8 +10,9 @@ import com.payments.api.service.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandbox;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
@@ -28,10 +29,11 @@ import org.junit.jupiter.api.Test;
 
 /** {@code POST /v1/psp/webhooks}, signed as the sandbox signs (docs/psp-sandbox.md), against real PostgreSQL. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class WebhookTest {
     static final String SECRET = "whsec_sandbox_secret";
 

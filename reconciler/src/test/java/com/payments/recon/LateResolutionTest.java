@@ -8,7 +8,8 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import com.payments.recon.service.ReconciliationService;
 import com.payments.recon.service.RunResult;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
@@ -28,8 +29,8 @@ import org.junit.jupiter.api.Test;
  * on D+1 (captured_at is when we learned it) is in D's file, not D+1's.
  */
 @QuarkusTest
-@QuarkusTestResource(value = PostgresTestResource.class, restrictToAnnotatedClass = true)
-@QuarkusTestResource(value = PspSandboxTestResource.class, restrictToAnnotatedClass = true)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class LateResolutionTest {
     @Inject
     ReconciliationService service;
@@ -81,9 +82,9 @@ class LateResolutionTest {
         assertThat(fx.rows(
                         "SELECT reference FROM recon_breaks WHERE business_date = ?::date ORDER BY 1", next.toString()))
                 .containsExactlyInAnyOrderElementsOf(List.of(List.of(lateOtherAmount), List.of(neverCharged)));
-        assertThat(dayD.summary().get("outcomes"))
+        assertThat(dayD.summary().match().outcomes())
                 .isEqualTo(Map.of("MATCHED_OUTSIDE_WINDOW", 1L, "AMOUNT_MISMATCH", 1L));
-        assertThat(dayAfter.summary().get("outcomes"))
+        assertThat(dayAfter.summary().match().outcomes())
                 .isEqualTo(Map.of("MATCHED", 1L, "SETTLED_EARLIER", 1L, "MISSING_AT_PSP", 2L));
     }
 

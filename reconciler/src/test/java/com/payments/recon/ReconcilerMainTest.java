@@ -2,7 +2,8 @@ package com.payments.recon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.main.Launch;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainLauncher;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** The command-mode entry point: arguments, the summary line and the exit codes a Kubernetes Job reports. */
 @QuarkusMainTest
-@QuarkusTestResource(value = OneDatabaseTestResource.class, restrictToAnnotatedClass = true)
+@WithTestResource(value = OneDatabaseTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class ReconcilerMainTest {
 
     @Test

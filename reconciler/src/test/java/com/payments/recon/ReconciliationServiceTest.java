@@ -10,7 +10,9 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.recon.Fixture.Line;
 import com.payments.recon.service.ReconciliationService;
 import com.payments.recon.service.RunResult;
-import io.quarkus.test.common.QuarkusTestResource;
+import com.payments.recon.service.RunSummary;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@QuarkusTestResource(value = PostgresTestResource.class, restrictToAnnotatedClass = true)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class ReconciliationServiceTest {
     static final Duration WINDOW = Duration.ofMinutes(15);
 
@@ -131,10 +133,10 @@ class ReconciliationServiceTest {
                         "DUPLICATE_AT_PSP " + duplicated);
         assertThat(fx.rows("SELECT count(*) FROM recon_breaks WHERE business_date = ?::date", d.toString()))
                 .containsExactly(List.of("9"));
-        Map<String, Object> s = result.summary();
-        assertThat(s.get("matched")).isEqualTo(40L + 4 + 2); // 40 charges, 4 refunds, refundedPayment, late item
-        assertThat(s.get("awaitingNextFile")).isEqualTo(1L);
-        assertThat(s.get("breaks"))
+        RunSummary.Match s = result.summary().match();
+        assertThat(s.matched()).isEqualTo(40L + 4 + 2); // 40 charges, 4 refunds, refundedPayment, late item
+        assertThat(s.awaitingNextFile()).isEqualTo(1L);
+        assertThat(s.breaks())
                 .isEqualTo(Map.of(
                         "MISSING_AT_PSP", 3L,
                         "MISSING_INTERNAL", 1L,
@@ -180,7 +182,7 @@ class ReconciliationServiceTest {
                         charge(lateToday, 9_000, "EUR", at(d, "23:58")),
                         charge(tomorrow, 1_234, "EUR", at(next, "08:00"))));
         RunResult nextRun = run(next);
-        assertThat(nextRun.summary().get("matched")).isEqualTo(2L);
+        assertThat(nextRun.summary().match().matched()).isEqualTo(2L);
         assertThat(fx.rows("SELECT count(*) FROM recon_breaks WHERE business_date = ?::date", next.toString()))
                 .containsExactly(List.of("0"));
         assertThat(fx.rows("SELECT count(*) FROM recon_breaks WHERE reference = ?", lateToday))
@@ -210,7 +212,7 @@ class ReconciliationServiceTest {
         assertThat(breaks(d, "OPEN")).isEmpty();
         assertThat(breaks(d, "RESOLVED")).containsExactly("MISSING_AT_PSP " + fixedLater);
         assertThat(second.reportedOpen()).isEqualTo(1);
-        assertThat(second.summary().get("newlyReported")).isEqualTo(1);
+        assertThat(second.summary().match().newlyReported()).isEqualTo(1);
         assertThat(fx.rows(
                         "SELECT times_seen, reported_at IS NOT NULL FROM recon_breaks WHERE reference = ?", persistent))
                 .containsExactly(List.of("2", "t"));
@@ -223,7 +225,7 @@ class ReconciliationServiceTest {
         RunResult third = run(d);
         assertThat(fx.snapshot()).isEqualTo(before);
         assertThat(third.reportedOpen()).isEqualTo(1);
-        assertThat(third.summary().get("newlyReported")).isEqualTo(0);
+        assertThat(third.summary().match().newlyReported()).isEqualTo(0);
     }
 
     @Test
@@ -239,7 +241,7 @@ class ReconciliationServiceTest {
         assertThat(breaks(d, "OPEN"))
                 .containsExactlyInAnyOrder("MISSING_AT_PSP " + persistent, "MISSING_AT_PSP " + comesBack);
         assertThat(retry.reportedOpen()).isZero();
-        assertThat(retry.summary().get("newlyReported")).isEqualTo(0);
+        assertThat(retry.summary().match().newlyReported()).isEqualTo(0);
 
         // The next day's run counts: reported. A break resolved in between and seen again starts over.
         fx.writeFile(d, List.of(charge(comesBack, 2_000, "EUR", at(d, "11:00"))));
@@ -248,16 +250,16 @@ class ReconciliationServiceTest {
         assertThat(breaks(d, "REPORTED")).containsExactly("MISSING_AT_PSP " + persistent);
         assertThat(breaks(d, "RESOLVED")).containsExactly("MISSING_AT_PSP " + comesBack);
         assertThat(nextDay.reportedOpen()).isEqualTo(1);
-        assertThat(nextDay.summary().get("newlyReported")).isEqualTo(1);
+        assertThat(nextDay.summary().match().newlyReported()).isEqualTo(1);
 
         fx.writeFile(d, List.of());
         fx.passTime(Duration.ofHours(23));
         run(d); // reopened
         RunResult reopenedRetry = run(d);
         assertThat(breaks(d, "OPEN")).containsExactly("MISSING_AT_PSP " + comesBack);
-        assertThat(reopenedRetry.summary().get("newlyReported")).isEqualTo(0);
+        assertThat(reopenedRetry.summary().match().newlyReported()).isEqualTo(0);
         fx.passTime(Duration.ofHours(23));
-        assertThat(run(d).summary().get("newlyReported")).isEqualTo(1);
+        assertThat(run(d).summary().match().newlyReported()).isEqualTo(1);
         assertThat(breaks(d, "REPORTED"))
                 .containsExactlyInAnyOrder("MISSING_AT_PSP " + persistent, "MISSING_AT_PSP " + comesBack);
     }
@@ -270,7 +272,7 @@ class ReconciliationServiceTest {
 
         RunResult result = run(d);
 
-        assertThat(result.summary().get("capturedUnknown")).isEqualTo(1);
+        assertThat(result.summary().match().capturedUnknown()).isEqualTo(1);
         assertThat(fx.rows(
                         "SELECT status, psp_reference, captured_at = ?::timestamptz FROM payments WHERE id = ?::uuid",
                         at(d, "09:30").toString(),
@@ -311,8 +313,8 @@ class ReconciliationServiceTest {
         List<List<String>> before = fx.snapshot();
         RunResult again = run(d);
         assertThat(fx.snapshot()).isEqualTo(before);
-        assertThat(again.summary().get("capturedUnknown")).isEqualTo(0);
-        assertThat(again.summary().get("matched")).isEqualTo(1L);
+        assertThat(again.summary().match().capturedUnknown()).isEqualTo(0);
+        assertThat(again.summary().match().matched()).isEqualTo(1L);
     }
 
     @Test
@@ -335,8 +337,8 @@ class ReconciliationServiceTest {
         RunResult failed = service.run(d, fx.source(), WINDOW);
 
         assertThat(failed.status()).isEqualTo(RunResult.FAILED);
-        assertThat(failed.summary().get("line")).isEqualTo(4L);
-        assertThat((String) failed.summary().get("error")).contains("line 4").contains("amount");
+        assertThat(failed.summary().line()).isEqualTo(4L);
+        assertThat(failed.summary().error()).contains("line 4").contains("amount");
         assertThat(fx.snapshot()).isEqualTo(before);
         assertThat(fx.rows("SELECT status, summary->>'line' FROM recon_runs WHERE id = ?", failed.runId()))
                 .containsExactly(List.of("FAILED", "4"));

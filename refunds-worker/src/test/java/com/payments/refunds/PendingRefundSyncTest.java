@@ -8,8 +8,9 @@ import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import com.payments.refunds.service.ConsumedEventPurge;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -23,11 +24,12 @@ import org.junit.jupiter.api.Test;
 
 /** Refunds whose command never ran are executed by the sync; one still PENDING at its deadline is escalated. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(KafkaTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"),
+        scope = TestResourceScope.GLOBAL)
 class PendingRefundSyncTest {
     @Inject
     Pool pool;

@@ -7,8 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -23,11 +24,12 @@ import org.junit.jupiter.api.Test;
  * completes, with one PSP refund, once the PSP answers again.
  */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(KafkaTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"),
+        scope = TestResourceScope.GLOBAL)
 class PspUnavailableTest {
     @Inject
     Pool pool;

@@ -8,8 +8,9 @@ import com.payments.contracts.events.RefundRequested;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -26,11 +27,12 @@ import org.junit.jupiter.api.Test;
 
 /** refund-commands end to end: real broker, real PostgreSQL, the real sandbox process. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(KafkaTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"),
+        scope = TestResourceScope.GLOBAL)
 class RefundCommandConsumerTest {
     @Inject
     Pool pool;

@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -29,11 +30,12 @@ import org.junit.jupiter.api.Test;
  * and its payment's next refund may start while that call is still at the PSP: the test checks it did not happen.
  */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(KafkaTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"),
+        scope = TestResourceScope.GLOBAL)
 class RefundConcurrencyTest {
     private static final int OTHER_PAYMENTS = 8;
 

@@ -8,8 +8,9 @@ import com.payments.contracts.events.RefundRequested;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -30,11 +31,12 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(RefundLeaseRaceTest.SlowPsp.class)
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(KafkaTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"),
+        scope = TestResourceScope.GLOBAL)
 class RefundLeaseRaceTest {
     private static final long PSP_LATENCY_MS = 5_000;
 

@@ -15,7 +15,7 @@ import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
- * The PSP protocol of design.md §5 (base URL {@code psp.url}). Error statuses come back as responses, not
+ * The PSP protocol of docs/architecture.md §5 (base URL {@code psp.url}). Error statuses come back as responses, not
  * exceptions ({@code quarkus.rest-client.disable-default-mapper}), so {@link PspGateway} decides what each means.
  * Use it through {@link PspGateway} (charges) and {@link PspChargeLookup} (lookups), which add the timeout and the
  * circuit breaker, under the instance's {@link com.payments.psp.PspConcurrencyLimit}.

@@ -3,6 +3,7 @@ package com.payments.api.repository;
 import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
 import com.payments.api.Refund;
+import com.payments.contracts.SqlResource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Row;
@@ -40,22 +41,7 @@ public class PaymentRepository {
             String idempotencyKey,
             byte[] requestHash) {}
 
-    private static final String INSERT_PROCESSING =
-            """
-            WITH input AS (
-                SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int8[], $5::text[], $6::text[], $7::text[],
-                                     $8::bytea[])
-                    AS t (id, merchant_id, order_id, amount, currency, source, key, request_hash)),
-            claim AS (
-                INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id)
-                SELECT merchant_id, key, request_hash, 'payment', id FROM input ORDER BY merchant_id, key
-                ON CONFLICT DO NOTHING RETURNING resource_id)
-            INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, next_attempt_at)
-            SELECT input.id, input.merchant_id, input.order_id, input.amount, input.currency, input.source,
-                   now() + make_interval(secs => $9::float8)
-              FROM claim JOIN input ON input.id = claim.resource_id
-            RETURNING %s"""
-                    .formatted(COLUMNS);
+    private static final String INSERT_PROCESSING = SqlResource.load(PaymentRepository.class, "capture-claim.sql");
 
     /**
      * Claims each payment's Idempotency-Key and inserts the payment PROCESSING, for all of them in one statement
@@ -101,54 +87,14 @@ public class PaymentRepository {
             int responseStatus,
             byte[] responseBody) {}
 
-    private static final String RECORD_OUTCOME =
-            """
-            WITH input AS (
-                SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                     $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::bytea[])
-                    AS t (id, status, psp_reference, decline_code, last_error, allowed_from,
-                          event_id, event_type, topic, payload, headers, response_status, response_body)),
-            moved AS (
-                UPDATE payments p
-                   SET status = input.status,
-                       psp_reference = COALESCE(input.psp_reference, p.psp_reference),
-                       decline_code = input.decline_code,
-                       last_error = input.last_error,
-                       captured_at = CASE WHEN input.status = 'CAPTURED' THEN now() ELSE p.captured_at END,
-                       next_attempt_at = CASE WHEN input.status = 'UNKNOWN' THEN now() ELSE NULL END
-                  FROM input
-                 WHERE p.id = input.id AND p.status = ANY (string_to_array(input.allowed_from, ','))
-                   AND set_config('payments.actor', $14, true) IS NOT NULL
-                 RETURNING p.id, p.merchant_id, p.amount, p.currency, p.status),
-            ledger AS (
-                INSERT INTO ledger_transactions (kind, reference, merchant_id, description)
-                SELECT 'CAPTURE', id::text, merchant_id, 'payment captured' FROM moved WHERE status = 'CAPTURED'
-                RETURNING id, reference),
-            entries AS (
-                INSERT INTO ledger_entries (transaction_id, account, amount, currency)
-                SELECT ledger.id, e.account, e.sign * moved.amount, moved.currency
-                  FROM ledger JOIN moved ON moved.id::text = ledger.reference,
-                       (VALUES ('psp_receivable', 1), ('merchant_payable', -1)) AS e (account, sign)),
-            event AS (
-                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
-                SELECT input.event_id, input.event_type, input.topic, moved.id::text, input.payload::jsonb,
-                       input.headers::jsonb
-                  FROM moved JOIN input ON input.id = moved.id WHERE input.event_id IS NOT NULL),
-            completed AS (
-                UPDATE idempotency_keys k
-                   SET status = 'COMPLETED', response_status = input.response_status,
-                       response_body = input.response_body, completed_at = now(),
-                       final_at = CASE WHEN moved.status IN ('CAPTURED', 'FAILED') THEN now() END
-                  FROM moved JOIN input ON input.id = moved.id
-                 WHERE k.resource_type = 'payment' AND k.resource_id = moved.id AND k.status = 'IN_PROGRESS'
-                   AND k.final_at IS NULL)
-            SELECT id FROM moved""";
+    private static final String RECORD_OUTCOME = SqlResource.load(PaymentRepository.class, "record-outcome.sql");
 
     /**
      * Records PSP outcomes, for all of them in one statement (one atomic round trip): for each payment the guarded
      * state change (only from the states the transition table allows; {@code actor}, one for the statement, lands in
-     * payment_transitions via the trigger), and only if it changed the row: a capture's two ledger entries
-     * (psp_receivable +amount, merchant_payable -amount; the trigger checks the sum), the outbox row and the
+     * payment_transitions via the trigger), and only if it changed the row: a capture's ledger transaction
+     * (psp_receivable +amount, merchant_payable -amount, through {@code book_ledger_transactions}), the outbox row
+     * ({@code enqueue_events}) and the
      * completion of the payment's idempotency key. A payment that was not in such a state (another path recorded an
      * outcome first) gets nothing written.
      *

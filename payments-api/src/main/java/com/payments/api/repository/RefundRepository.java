@@ -15,7 +15,7 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 
-/** SQL of the refund reservation (design.md §3): what a request finds, and the reservation with its effects. */
+/** SQL of the refund reservation (docs/architecture.md §3): what a request finds, and the reservation with its effects. */
 @ApplicationScoped
 public class RefundRepository {
 
@@ -79,8 +79,9 @@ public class RefundRepository {
                 SELECT refund_id, payment_id, merchant_id, amount, currency, reason FROM reserved
                 RETURNING id, payment_id),
             command AS (
-                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
-                SELECT r.event_id, r.event_type, r.topic, r.payment_id::text, r.payload::jsonb, r.headers::jsonb
+                SELECT enqueue_events(array_agg(r.event_id), array_agg(r.event_type), array_agg(r.topic),
+                                      array_agg(r.payment_id::text), array_agg(r.payload::jsonb),
+                                      array_agg(r.headers::jsonb)) AS enqueued
                   FROM reserved r JOIN refund ON refund.id = r.refund_id),
             claim AS (
                 INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id, status,
@@ -88,14 +89,15 @@ public class RefundRepository {
                 SELECT r.merchant_id, r.key, r.request_hash, 'refund', r.refund_id, 'COMPLETED', 202, r.response_body,
                        now()
                   FROM reserved r JOIN refund ON refund.id = r.refund_id)
-            SELECT refund_id FROM reserved""";
+            -- Reading command makes PostgreSQL run it (a SELECT in WITH runs only when read).
+            SELECT refund_id FROM reserved LEFT JOIN command ON true""";
 
     /**
      * The conditional reservations and their effects in one statement (one atomic round trip), one row per
      * reservation: adds {@code amount} to refunded_amount only on this merchant's CAPTURED payment and only if the
      * total stays within the captured amount (the row lock serializes concurrent reservations of one payment; each
      * re-checks the condition on the committed value); then the PENDING refund, its {@code refund-commands} outbox
-     * row (key = payment id) and the merchant's idempotency key, stored completed with the 202 answer. Answers, in
+     * row (key = payment id, through {@code enqueue_events}) and the merchant's idempotency key, stored completed with the 202 answer. Answers, in
      * order, whether each was reserved (false: nothing of it written). Two reservations of one payment must not share
      * a statement (an UPDATE changes a row once). A key taken meanwhile by a concurrent request fails the statement
      * with a unique violation of {@code idempotency_keys_pkey} and rolls all of it back.

@@ -1,6 +1,7 @@
 package com.payments.api.repository;
 
 import com.payments.api.PaymentStatus;
+import com.payments.contracts.SqlResource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -36,20 +37,14 @@ public class ResolverRepository {
     /** Numbers for the gauges. */
     public record Snapshot(long unknown, long oldestUnknownSeconds, long stuckProcessing, long openOperations) {}
 
+    private static final String CLAIM = SqlResource.load(ResolverRepository.class, "resolver-claim.sql");
+
     /**
      * Claims up to {@code limit} due payments (UNKNOWN, or PROCESSING whose stuck-after time passed, or a lease that
      * expired). Other instances skip the locked rows during the statement and the lease keeps them away afterwards.
      */
     public Uni<List<Claimed>> claim(SqlClient client, int limit, Duration lease) {
-        return client.preparedQuery(
-                        """
-                        UPDATE payments p
-                           SET attempts = p.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
-                         WHERE p.id IN (SELECT id FROM payments
-                                         WHERE status IN ('PROCESSING', 'UNKNOWN') AND next_attempt_at <= now()
-                                         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-                           AND p.status IN ('PROCESSING', 'UNKNOWN')
-                        RETURNING p.id, p.merchant_id, p.status, p.amount, p.currency, p.source, p.attempts, p.created_at""")
+        return client.preparedQuery(CLAIM)
                 .execute(Tuple.of(limit, lease.toMillis() / 1000.0))
                 .map(rows -> {
                     List<Claimed> out = new ArrayList<>();

@@ -40,7 +40,7 @@ import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
-/** The merchant API of design.md §4 (docs/api.md). Every call: authenticate, rate-limit, validate, then act. */
+/** The merchant API of docs/architecture.md §4 (docs/api.md). Every call: authenticate, rate-limit, validate, then act. */
 @Path("/v1")
 @Tag(name = "payments")
 @SecurityRequirement(name = "merchantKey")

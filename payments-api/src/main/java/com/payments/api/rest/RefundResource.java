@@ -31,7 +31,7 @@ import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestResponse;
 
-/** {@code POST /v1/payments/{id}/refunds} (design.md §4, docs/api.md): reserve a refund, 202 while it executes. */
+/** {@code POST /v1/payments/{id}/refunds} (docs/architecture.md §4, docs/api.md): reserve a refund, 202 while it executes. */
 @Path("/v1/payments/{id}/refunds")
 @Tag(name = "refunds")
 @SecurityRequirement(name = "merchantKey")

@@ -21,7 +21,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
 
-/** PSP webhooks (design.md §5, docs/resolver.md). Authenticated by the {@code Psp-Signature} HMAC, not an API key. */
+/** PSP webhooks (docs/architecture.md §5, docs/resolver.md). Authenticated by the {@code Psp-Signature} HMAC, not an API key. */
 @Path("/v1/psp/webhooks")
 @Tag(name = "psp")
 @SecurityRequirement(name = ApiDefinition.PSP_SIGNATURE)
@@ -40,7 +40,7 @@ public class WebhookResource {
     @Operation(
             operationId = "receivePspWebhook",
             summary = "A PSP event (signed); stored once by id and applied as a hint",
-            description = "Called by the PSP (design.md §5), not by merchants")
+            description = "Called by the PSP (docs/architecture.md §5), not by merchants")
     @RequestBody(
             required = true,
             description = "The PSP's event: a JSON object with id, type and data (signed as sent)",

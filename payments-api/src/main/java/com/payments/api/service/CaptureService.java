@@ -24,7 +24,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * {@code POST /v1/payments} (design.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
+ * {@code POST /v1/payments} (docs/architecture.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
  * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one statement. A charge that was
  * never sent releases the key and drops the payment (503), unless a resolver claimed the payment meanwhile; one whose
  * answer was lost leaves the payment UNKNOWN (202) for the resolver. Concurrent captures share statements (1) and (3)

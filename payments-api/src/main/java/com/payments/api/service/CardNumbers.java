@@ -3,7 +3,7 @@ package com.payments.api.service;
 import java.util.regex.Pattern;
 
 /**
- * The one definition of "looks like a card number" (design.md §1: no card data is accepted, stored or logged): 13
+ * The one definition of "looks like a card number" (docs/architecture.md §1: no card data is accepted, stored or logged): 13
  * to 19 digits, written in one piece or in groups separated by spaces or dashes, with no digit directly before or
  * after them, that pass the Luhn check. The digits may sit anywhere in a longer text ({@code "INV 4242 4242 4242
  * 4242"}, {@code "12-4242424242424242"}); a longer unbroken digit string is not a card number, nor is a Luhn-invalid

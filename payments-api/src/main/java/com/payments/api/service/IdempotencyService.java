@@ -11,7 +11,7 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * Idempotency keys (design.md §3-4, IETF Idempotency-Key draft). Keys are per merchant and are stored by the
+ * Idempotency keys (docs/architecture.md §3-4, IETF Idempotency-Key draft). Keys are per merchant and are stored by the
  * statement that creates the resource (a payment claims its key IN_PROGRESS with the PROCESSING payment; a refund
  * stores its key COMPLETED with the reservation); here: what an already used key means ({@link #existing},
  * {@link #classify}) and {@link #complete} when the outcome is recorded. A key is purged only once its resource is

@@ -25,7 +25,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * {@code POST /v1/payments/{id}/refunds} (design.md §3): read the payment and the key; then, in ONE statement,
+ * {@code POST /v1/payments/{id}/refunds} (docs/architecture.md §3): read the payment and the key; then, in ONE statement,
  * reserve the amount with the conditional update of the payment, insert the PENDING refund and its {@code
  * refund-commands} outbox row, and store the key completed with the 202 answer ({@link RefundRepository#reserve}).
  * Concurrent reservations share that statement ({@link StatementBatcher}; two of one payment never share one).

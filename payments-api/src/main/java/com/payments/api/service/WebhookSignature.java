@@ -12,7 +12,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * {@code Psp-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>} (design.md §5): the HMAC
+ * {@code Psp-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>} (docs/architecture.md §5): the HMAC
  * over the exact bytes received, compared in constant time, and {@code t} within the tolerance of our clock. During a
  * secret roll a signature under any of the configured secrets is valid; a blank secret is never used as a key.
  */

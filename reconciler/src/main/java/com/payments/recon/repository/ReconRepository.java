@@ -1,5 +1,6 @@
 package com.payments.recon.repository;
 
+import com.payments.contracts.SqlResource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,6 +41,11 @@ public class ReconRepository {
 
     /** A break closed in this run. */
     public record Resolved(String breakType, String reference, String resolution) {}
+
+    /** A payment the run moved UNKNOWN → CAPTURED: what its PaymentCaptured event needs besides the settlement. */
+    public record CapturedPayment(String merchantId, String orderId) {}
+
+    private static final String MATCH = SqlResource.load(ReconRepository.class, "recon-match.sql");
 
     /** One key per date for pg_try_advisory_xact_lock(int, int): a namespace and the epoch day. */
     private static final int LOCK_NAMESPACE = 0x5245_434E; // "RECN"
@@ -107,109 +113,16 @@ public class ReconRepository {
      * OUTER JOIN the CHARGE and REFUND lines of the date's file, classified into outcomes (docs/reconciler.md). An item
      * of ours that the file lacks is looked up in the neighbouring files (midnight cut-off) and in the files of the
      * {@code lateResolutionDays} dates before (recorded late). The result lives in the temporary table
-     * {@code recon_result} until the transaction ends.
+     * {@code recon_result} until the transaction ends. The statement is {@code sql/recon-match.sql}.
      */
     public void match(Connection c, LocalDate date, Duration window, int lateResolutionDays) throws SQLException {
-        OffsetDateTime dayStart = date.atStartOfDay().atOffset(ZoneOffset.UTC);
-        OffsetDateTime dayEnd = dayStart.plusDays(1);
-        OffsetDateTime from = dayStart.minus(window);
-        OffsetDateTime lateFrom = dayEnd.minus(window);
-        OffsetDateTime earlyTo = dayStart.plus(window);
-        try (PreparedStatement ps = c.prepareStatement(
-                """
-                CREATE TEMP TABLE recon_result ON COMMIT DROP AS
-                WITH ours AS (
-                    SELECT 'CHARGE'::text AS kind, p.id::text AS reference, p.amount, p.currency::text AS currency,
-                           p.captured_at AS at
-                      FROM payments p
-                     WHERE p.status = 'CAPTURED' AND p.captured_at >= ? AND p.captured_at < ?
-                    UNION ALL
-                    SELECT 'REFUND', r.id::text, r.amount, r.currency::text, r.completed_at
-                      FROM refunds r
-                     WHERE r.status = 'SUCCEEDED' AND r.completed_at >= ? AND r.completed_at < ?
-                ), theirs AS (
-                    SELECT s.type AS kind, s.reference, s.psp_reference, s.amount, s.currency::text AS currency,
-                           s.settled_at, count(*) OVER (PARTITION BY s.type, s.reference) AS copies
-                      FROM psp_settlements s
-                     WHERE s.business_date = ? AND s.type IN ('CHARGE', 'REFUND')
-                ), joined AS (
-                    SELECT coalesce(o.kind, t.kind) AS kind, coalesce(o.reference, t.reference) AS reference,
-                           o.amount AS internal_amount, o.currency AS internal_currency, o.at AS internal_at,
-                           t.psp_reference, t.amount AS psp_amount, t.currency AS psp_currency, t.settled_at, t.copies
-                      FROM ours o
-                      FULL OUTER JOIN theirs t ON t.kind = o.kind AND t.reference = o.reference
-                )
-                SELECT j.*, x.status AS internal_status, x.amount AS other_amount, x.currency AS other_currency,
-                       CASE
-                         WHEN j.copies > 1 THEN 'DUPLICATE_AT_PSP'
-                         WHEN j.internal_amount IS NOT NULL AND j.psp_amount IS NOT NULL THEN
-                           CASE WHEN j.internal_currency <> j.psp_currency THEN 'CURRENCY_MISMATCH'
-                                WHEN j.internal_amount <> j.psp_amount THEN 'AMOUNT_MISMATCH'
-                                ELSE 'MATCHED' END
-                         -- ours only: an item near midnight may be in the neighbouring file
-                         WHEN j.psp_amount IS NULL THEN
-                           CASE WHEN j.internal_at >= ? THEN
-                                  CASE WHEN EXISTS (SELECT 1 FROM psp_settlements a
-                                                     WHERE a.reference = j.reference AND a.type = j.kind
-                                                       AND a.business_date = ?::date + 1)
-                                       THEN 'IN_ADJACENT_FILE' ELSE 'AWAITING_NEXT_FILE' END
-                                WHEN j.internal_at < ? AND EXISTS (SELECT 1 FROM psp_settlements a
-                                                     WHERE a.reference = j.reference AND a.type = j.kind
-                                                       AND a.business_date = ?::date - 1)
-                                  THEN 'IN_ADJACENT_FILE'
-                                -- recorded late (captured_at is when we learned the outcome): an earlier file
-                                -- settled the same amount
-                                WHEN EXISTS (SELECT 1 FROM psp_settlements a
-                                              WHERE a.reference = j.reference AND a.type = j.kind
-                                                AND a.business_date >= ?::date - ?::int AND a.business_date < ?::date
-                                                AND a.amount = j.internal_amount
-                                                AND a.currency::text = j.internal_currency)
-                                  THEN 'SETTLED_EARLIER'
-                                ELSE 'MISSING_AT_PSP' END
-                         -- theirs only: what do we hold under that reference, whatever its day or status?
-                         WHEN x.status IS NULL THEN 'MISSING_INTERNAL'
-                         WHEN x.status IN ('CAPTURED', 'SUCCEEDED') THEN
-                           CASE WHEN x.currency <> j.psp_currency THEN 'CURRENCY_MISMATCH'
-                                WHEN x.amount <> j.psp_amount THEN 'AMOUNT_MISMATCH'
-                                ELSE 'MATCHED_OUTSIDE_WINDOW' END
-                         WHEN j.kind = 'CHARGE' AND x.status = 'UNKNOWN' AND x.amount = j.psp_amount
-                              AND x.currency = j.psp_currency
-                              AND (x.psp_reference IS NULL OR x.psp_reference = j.psp_reference)
-                           THEN 'SETTLED_UNKNOWN'
-                         ELSE 'STATUS_MISMATCH'
-                       END AS outcome
-                  FROM joined j
-                  LEFT JOIN LATERAL (
-                      SELECT p.status, p.amount, p.currency::text AS currency, p.psp_reference
-                        FROM payments p
-                       WHERE j.kind = 'CHARGE' AND j.internal_amount IS NULL AND p.id = recon_uuid(j.reference)
-                      UNION ALL
-                      SELECT r.status, r.amount, r.currency::text, r.psp_reference
-                        FROM refunds r
-                       WHERE j.kind = 'REFUND' AND j.internal_amount IS NULL AND r.id = recon_uuid(j.reference)
-                  ) x ON true
-                """
-                        .replace("recon_uuid(j.reference)", UUID_OR_NULL))) {
-            int i = 1;
-            ps.setObject(i++, from);
-            ps.setObject(i++, dayEnd);
-            ps.setObject(i++, from);
-            ps.setObject(i++, dayEnd);
-            ps.setObject(i++, date);
-            ps.setObject(i++, lateFrom);
-            ps.setObject(i++, date);
-            ps.setObject(i++, earlyTo);
-            ps.setObject(i++, date);
-            ps.setObject(i++, date);
-            ps.setInt(i++, lateResolutionDays);
-            ps.setObject(i++, date);
+        try (PreparedStatement ps = c.prepareStatement(MATCH)) {
+            ps.setObject(1, date);
+            ps.setDouble(2, window.toMillis() / 1000.0);
+            ps.setInt(3, lateResolutionDays);
             ps.executeUpdate();
         }
     }
-
-    private static final String UUID_OR_NULL =
-            "(CASE WHEN j.reference ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'"
-                    + " THEN j.reference::uuid END)";
 
     /** Rows of {@code recon_result} per outcome. */
     public Map<String, Long> outcomeCounts(Connection c) throws SQLException {
@@ -376,10 +289,10 @@ public class ReconRepository {
     }
 
     /**
-     * UNKNOWN → CAPTURED, guarded: only if still UNKNOWN with that amount and currency. Returns the merchant id and
-     * order id, or null when the guard did not hold (someone else resolved it first).
+     * UNKNOWN → CAPTURED, guarded: only if still UNKNOWN with that amount and currency. Null when the guard did not
+     * hold (someone else resolved it first).
      */
-    public String[] captureUnknown(Connection c, SettledUnknown s) throws SQLException {
+    public CapturedPayment captureUnknown(Connection c, SettledUnknown s) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 """
                 UPDATE payments
@@ -394,48 +307,42 @@ public class ReconRepository {
             ps.setLong(4, s.amount());
             ps.setString(5, s.currency());
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new String[] {rs.getString(1), rs.getString(2)} : null;
+                return rs.next() ? new CapturedPayment(rs.getString(1), rs.getString(2)) : null;
             }
         }
     }
 
-    /** Capture entries (docs/operations.md), booked once per payment by UNIQUE (kind, reference). */
+    /**
+     * Capture entries (docs/operations.md, "Ledger accounts"), booked once per payment by UNIQUE (kind, reference): a
+     * payment booked before is left as it is.
+     */
     public void bookCapture(Connection c, SettledUnknown s, String merchantId, LocalDate date) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 """
-                WITH tx AS (
-                    INSERT INTO ledger_transactions (kind, reference, merchant_id, description)
-                    VALUES ('CAPTURE', ?, ?::uuid, ?)
-                    ON CONFLICT (kind, reference) DO NOTHING
-                    RETURNING id)
-                INSERT INTO ledger_entries (transaction_id, account, amount, currency)
-                SELECT id, 'psp_receivable', ?, ? FROM tx
-                UNION ALL
-                SELECT id, 'merchant_payable', -?, ? FROM tx
+                SELECT book_ledger_transaction('CAPTURE', 'psp_receivable', 'merchant_payable', ?, ?::uuid, ?, ?, ?,
+                                               true)
                 """)) {
             ps.setString(1, s.paymentId());
             ps.setString(2, merchantId);
             ps.setString(3, "capture of an UNKNOWN payment confirmed by the settlement file of " + date);
             ps.setLong(4, s.amount());
             ps.setString(5, s.currency());
-            ps.setLong(6, s.amount());
-            ps.setString(7, s.currency());
-            ps.executeUpdate();
+            ps.execute();
         }
     }
 
-    public void insertOutbox(Connection c, String eventId, String type, String topic, String key, String payload)
+    /** Enqueues an event for outbox-relay; {@code headersJson} are its Kafka headers (a JSON object). */
+    public void enqueueEvent(
+            Connection c, String eventId, String type, String topic, String key, String payload, String headersJson)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                """
-                INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (?::uuid, ?, ?, ?, ?::jsonb)
-                """)) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT enqueue_event(?::uuid, ?, ?, ?, ?::jsonb, ?::jsonb)")) {
             ps.setString(1, eventId);
             ps.setString(2, type);
             ps.setString(3, topic);
             ps.setString(4, key);
             ps.setString(5, payload);
-            ps.executeUpdate();
+            ps.setString(6, headersJson);
+            ps.execute();
         }
     }
 
@@ -451,38 +358,26 @@ public class ReconRepository {
                     SELECT currency::text AS currency,
                            sum(fee + CASE WHEN type = 'FEE' THEN amount ELSE 0 END)::bigint AS total
                       FROM psp_settlements WHERE business_date = ? GROUP BY currency),
-                tx AS (
-                    INSERT INTO ledger_transactions (kind, reference, description)
-                    SELECT 'FEE', 'settlement-fees:' || ? || ':' || currency, 'PSP fees of the settlement file of ' || ?
-                      FROM totals WHERE total <> 0
-                    ON CONFLICT (kind, reference) DO NOTHING
-                    RETURNING id, reference)
-                INSERT INTO ledger_entries (transaction_id, account, amount, currency)
-                SELECT tx.id, e.account, e.sign * t.total, t.currency
-                  FROM tx JOIN totals t ON tx.reference = 'settlement-fees:' || ? || ':' || t.currency
-                 CROSS JOIN (VALUES ('psp_fees', 1), ('psp_receivable', -1)) AS e (account, sign)
-                """)) {
-            String d = date.toString();
-            ps.setObject(1, date);
-            ps.setString(2, d);
-            ps.setString(3, d);
-            ps.setString(4, d);
-            ps.executeUpdate();
-        }
-        Map<String, Long> totals = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                """
-                SELECT currency::text, sum(fee + CASE WHEN type = 'FEE' THEN amount ELSE 0 END)::bigint
-                  FROM psp_settlements WHERE business_date = ? GROUP BY currency
+                booked AS (
+                    SELECT book_ledger_transactions('FEE', 'psp_fees', 'psp_receivable',
+                                                    array_agg('settlement-fees:' || ? || ':' || currency),
+                                                    array_agg(NULL::uuid),
+                                                    array_agg('PSP fees of the settlement file of ' || ?),
+                                                    array_agg(total), array_agg(currency), true)
+                      FROM totals WHERE total <> 0)
+                SELECT currency, total FROM totals, booked
                 """)) {
             ps.setObject(1, date);
+            ps.setString(2, date.toString());
+            ps.setString(3, date.toString());
+            Map<String, Long> totals = new TreeMap<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     totals.put(rs.getString(1), rs.getLong(2));
                 }
             }
+            return totals;
         }
-        return totals;
     }
 
     /**

@@ -7,9 +7,12 @@ import com.payments.contracts.events.PaymentCaptured;
 import com.payments.recon.client.SettlementSource;
 import com.payments.recon.config.ReconConfig;
 import com.payments.recon.repository.ReconRepository;
+import com.payments.recon.repository.ReconRepository.CapturedPayment;
 import com.payments.recon.repository.ReconRepository.Reported;
 import com.payments.recon.repository.ReconRepository.Resolved;
 import com.payments.recon.repository.ReconRepository.SettledUnknown;
+import com.payments.recon.service.RunSummary.Load;
+import com.payments.recon.service.RunSummary.Match;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.BufferedReader;
@@ -22,7 +25,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -42,6 +44,12 @@ public class ReconciliationService {
     public static final String REPORTED_MARKER = "RECON_BREAK_REPORTED";
 
     private static final int MAX_BREAK_LOG_LINES = 200;
+
+    /**
+     * Kafka headers of the events a run enqueues. A run has no caller whose trace it could continue; the command-mode
+     * app does not start traces of its own.
+     */
+    private static final String NO_HEADERS = "{}";
 
     private final DataSource dataSource;
     private final ReconRepository repository;
@@ -72,17 +80,37 @@ public class ReconciliationService {
         this.reportAfter = config.reportAfter();
     }
 
+    /** The parts of the summary that every run has, and the load once it is done (kept for a failure after it). */
+    private static final class Progress {
+        final String businessDate;
+        final String source;
+        final String window;
+        final long started = System.nanoTime();
+        Load load;
+
+        Progress(LocalDate date, String source, Duration window) {
+            this.businessDate = date.toString();
+            this.source = source;
+            this.window = window.toString();
+        }
+
+        /** A run that never got to its work: locked out, or without a database (no run row, no duration). */
+        RunSummary notRun(String status, String error) {
+            return new RunSummary(businessDate, source, window, null, null, null, status, error, null, null);
+        }
+
+        RunSummary summary(Long runId, Match match, String status, String error, Long line) {
+            return new RunSummary(
+                    businessDate, source, window, runId, load, match, status, error, line, millisSince(started));
+        }
+    }
+
     public RunResult run(LocalDate date, String sourceSpec, Duration window) {
-        long started = System.nanoTime();
-        String location = SettlementSource.location(sourceSpec, date);
-        Map<String, Object> summary = new LinkedHashMap<>();
-        summary.put("businessDate", date.toString());
-        summary.put("source", location);
-        summary.put("window", window.toString());
+        Progress progress = new Progress(date, SettlementSource.location(sourceSpec, date), window);
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
-                RunResult result = runInTransaction(c, date, sourceSpec, window, summary, started);
+                RunResult result = runInTransaction(c, date, sourceSpec, window, progress);
                 if (RunResult.LOCKED.equals(result.status())) {
                     c.rollback();
                 } else {
@@ -91,22 +119,21 @@ public class ReconciliationService {
                 return result;
             } catch (Exception e) {
                 c.rollback();
-                return failed(c, date, summary, started, e);
+                return failed(c, date, progress, e);
             }
         } catch (SQLException e) {
             Log.errorf(e, "reconciliation of %s: database unavailable", date);
-            summary.put("status", RunResult.FAILED);
-            summary.put("error", String.valueOf(e.getMessage()));
+            RunSummary summary = progress.notRun(RunResult.FAILED, String.valueOf(e.getMessage()));
             return new RunResult(RunResult.FAILED, null, 0, summary);
         }
     }
 
     private RunResult runInTransaction(
-            Connection c, LocalDate date, String sourceSpec, Duration window, Map<String, Object> summary, long started)
+            Connection c, LocalDate date, String sourceSpec, Duration window, Progress progress)
             throws SQLException, IOException {
         if (!repository.tryLock(c, date)) {
             Log.warnf("reconciliation of %s: another run of this date holds the lock; not started", date);
-            summary.put("status", RunResult.LOCKED);
+            RunSummary summary = progress.notRun(RunResult.LOCKED, null);
             return new RunResult(RunResult.LOCKED, null, 0, summary);
         }
         try (Statement s = c.createStatement()) {
@@ -115,7 +142,6 @@ public class ReconciliationService {
             s.execute("SET LOCAL work_mem = '" + workMem + "'"); // validated in the constructor
         }
         long runId = repository.insertRun(c, date, "RUNNING");
-        summary.put("runId", runId);
 
         long loadStart = System.nanoTime();
         repository.deleteSettlements(c, date);
@@ -123,8 +149,7 @@ public class ReconciliationService {
         try (InputStream in = source.open(sourceSpec, date)) {
             lines = copy(c, in, date);
         }
-        summary.put("linesLoaded", lines);
-        summary.put("loadMs", millisSince(loadStart));
+        progress.load = new Load(lines, millisSince(loadStart));
 
         long matchStart = System.nanoTime();
         repository.match(c, date, window, lateResolutionDays);
@@ -133,7 +158,7 @@ public class ReconciliationService {
         repository.upsertBreaks(c, date, runId, previousRunId, reportAfter);
         List<Resolved> resolved = repository.resolveVanished(c, date, runId);
         List<Reported> reported = repository.newlyReported(c, date, runId);
-        summary.put("matchMs", millisSince(matchStart));
+        long matchMs = millisSince(matchStart);
 
         int capturedUnknown = closeTheLoop(c, date);
         Map<String, Long> fees = repository.bookFees(c, date);
@@ -144,22 +169,22 @@ public class ReconciliationService {
         for (String type : ReconRepository.BREAK_TYPES) {
             breaks.put(type, outcomes.getOrDefault(type, 0L));
         }
-        summary.put(
-                "matched", outcomes.getOrDefault("MATCHED", 0L) + outcomes.getOrDefault("MATCHED_OUTSIDE_WINDOW", 0L));
-        summary.put("matchedAmounts", repository.matchedAmounts(c));
-        summary.put("breaks", breaks);
-        summary.put("outcomes", outcomes);
-        summary.put("awaitingNextFile", outcomes.getOrDefault("AWAITING_NEXT_FILE", 0L));
-        summary.put("newlyReported", reported.size());
-        summary.put("resolved", resolved.size());
-        summary.put("openBreaks", open.get("OPEN"));
-        summary.put("reportedBreaks", open.get("REPORTED"));
-        summary.put("capturedUnknown", capturedUnknown);
-        summary.put("chargebacks", repository.chargebacks(c, date));
-        summary.put("fees", fees);
-        summary.put("queuedForHumans", queued);
-        summary.put("status", RunResult.SUCCEEDED);
-        summary.put("durationMs", millisSince(started));
+        Match match = new Match(
+                matchMs,
+                outcomes.getOrDefault("MATCHED", 0L) + outcomes.getOrDefault("MATCHED_OUTSIDE_WINDOW", 0L),
+                repository.matchedAmounts(c),
+                breaks,
+                outcomes,
+                outcomes.getOrDefault("AWAITING_NEXT_FILE", 0L),
+                reported.size(),
+                resolved.size(),
+                open.get("OPEN"),
+                open.get("REPORTED"),
+                capturedUnknown,
+                repository.chargebacks(c, date),
+                fees,
+                queued);
+        RunSummary summary = progress.summary(runId, match, RunResult.SUCCEEDED, null, null);
         repository.finishRun(c, runId, RunResult.SUCCEEDED, json.writeValueAsString(summary));
 
         int logged = 0;
@@ -192,26 +217,27 @@ public class ReconciliationService {
     private int closeTheLoop(Connection c, LocalDate date) throws SQLException, JsonProcessingException {
         int captured = 0;
         for (SettledUnknown s : repository.settledUnknown(c)) {
-            String[] payment = repository.captureUnknown(c, s);
+            CapturedPayment payment = repository.captureUnknown(c, s);
             if (payment == null) {
                 Log.infof("payment %s no longer UNKNOWN: left as it is", s.paymentId());
                 continue;
             }
-            repository.bookCapture(c, s, payment[0], date);
+            repository.bookCapture(c, s, payment.merchantId(), date);
             PaymentCaptured event = PaymentCaptured.of(
                     UUID.fromString(s.paymentId()),
-                    UUID.fromString(payment[0]),
-                    payment[1],
+                    UUID.fromString(payment.merchantId()),
+                    payment.orderId(),
                     s.amount(),
                     s.currency(),
                     s.pspReference());
-            repository.insertOutbox(
+            repository.enqueueEvent(
                     c,
                     event.eventId().toString(),
                     PaymentCaptured.TYPE,
                     Topics.PAYMENT_EVENTS,
                     s.paymentId(),
-                    json.writeValueAsString(event));
+                    json.writeValueAsString(event),
+                    NO_HEADERS);
             Log.infof(
                     "payment %s UNKNOWN -> CAPTURED: settled by the PSP as %s on %s",
                     s.paymentId(), s.pspReference(), date);
@@ -251,23 +277,24 @@ public class ReconciliationService {
         }
     }
 
-    private RunResult failed(Connection c, LocalDate date, Map<String, Object> summary, long started, Exception e) {
-        summary.remove("runId");
-        summary.put("status", RunResult.FAILED);
-        summary.put("error", String.valueOf(e.getMessage()));
-        if (e instanceof SettlementFormatException f) {
-            summary.put("line", f.lineNumber());
-        }
-        summary.put("durationMs", millisSince(started));
+    private RunResult failed(Connection c, LocalDate date, Progress progress, Exception e) {
+        String error = String.valueOf(e.getMessage());
+        Long line = e instanceof SettlementFormatException f ? f.lineNumber() : null;
         Log.errorf(e, "reconciliation of %s failed, nothing changed: %s", date, e.getMessage());
         Long runId = null;
         try {
             runId = repository.insertRun(c, date, RunResult.FAILED);
-            summary.put("runId", runId);
-            repository.finishRun(c, runId, RunResult.FAILED, json.writeValueAsString(summary));
-            c.commit();
-        } catch (SQLException | JsonProcessingException recordFailure) {
+        } catch (SQLException recordFailure) {
             Log.errorf(recordFailure, "could not record the failed run of %s", date);
+        }
+        RunSummary summary = progress.summary(runId, null, RunResult.FAILED, error, line);
+        if (runId != null) {
+            try {
+                repository.finishRun(c, runId, RunResult.FAILED, json.writeValueAsString(summary));
+                c.commit();
+            } catch (SQLException | JsonProcessingException recordFailure) {
+                Log.errorf(recordFailure, "could not record the failed run of %s", date);
+            }
         }
         return new RunResult(RunResult.FAILED, runId, 0, summary);
     }

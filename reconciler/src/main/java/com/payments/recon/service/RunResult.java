@@ -1,7 +1,5 @@
 package com.payments.recon.service;
 
-import java.util.Map;
-
 /**
  * The outcome of one run for one business date.
  *
@@ -10,7 +8,7 @@ import java.util.Map;
  * @param reportedOpen breaks of the date in status REPORTED after the run
  * @param summary what the run printed and stored in recon_runs.summary
  */
-public record RunResult(String status, Long runId, long reportedOpen, Map<String, Object> summary) {
+public record RunResult(String status, Long runId, long reportedOpen, RunSummary summary) {
     public static final String SUCCEEDED = "SUCCEEDED";
     public static final String FAILED = "FAILED";
     public static final String LOCKED = "LOCKED";

@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Validates a settlement file (design.md §5) line by line and turns each line into a row of PostgreSQL's COPY text
+ * Validates a settlement file (docs/architecture.md §5) line by line and turns each line into a row of PostgreSQL's COPY text
  * format for {@code psp_settlements}. Any malformed line throws {@link SettlementFormatException} with its line number.
  */
 public final class SettlementCsv {

@@ -1,6 +1,6 @@
 package com.payments.recon.service;
 
-/** A settlement file line that does not follow design.md §5; the run fails and loads nothing. */
+/** A settlement file line that does not follow docs/architecture.md §5; the run fails and loads nothing. */
 public class SettlementFormatException extends RuntimeException {
     private final long lineNumber;
 

@@ -13,7 +13,7 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /**
- * The PSP's refund calls (design.md §5). Answers come back as raw responses whatever their status (the default
+ * The PSP's refund calls (docs/architecture.md §5). Answers come back as raw responses whatever their status (the default
  * exception mapper is disabled): {@link PspClient} decides what each status means.
  */
 @RegisterRestClient(configKey = "psp")

@@ -11,6 +11,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -25,6 +31,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  */
 @ApplicationScoped
 public class RefundCommandConsumer {
+    private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
     private final RefundExecutionService service;
     private final ObjectMapper mapper;
     private final RefundsConfig.Processing processing;
@@ -48,23 +55,39 @@ public class RefundCommandConsumer {
     /** Completes once the record is admitted; the record is acked or nacked when its processing ends. */
     @Incoming("refund-commands")
     public Uni<Void> consume(Message<String> message) {
-        String key = message.getMetadata(IncomingKafkaRecordMetadata.class)
-                .map(metadata -> (String) metadata.getKey())
-                .orElse(null);
-        return lanes.submit(key, () -> process(message.getPayload())
+        IncomingKafkaRecordMetadata<?, ?> metadata =
+                message.getMetadata(IncomingKafkaRecordMetadata.class).orElse(null);
+        String key = metadata == null ? null : (String) metadata.getKey();
+        Map<String, String> trace = metadata == null ? Map.of() : traceHeaders(metadata.getHeaders());
+        return lanes.submit(key, () -> process(message.getPayload(), trace)
                 .onItemOrFailure()
                 .transformToUni((ignored, failure) ->
                         Uni.createFrom().completionStage(failure == null ? message.ack() : message.nack(failure))));
     }
 
-    private Uni<Void> process(String value) {
+    /**
+     * The command's trace context ({@code traceparent}, {@code tracestate}), passed on to the events its outcome
+     * enqueues.
+     */
+    private static Map<String, String> traceHeaders(Headers headers) {
+        Map<String, String> trace = new HashMap<>(2);
+        for (String name : TRACE_HEADERS) {
+            Header header = headers.lastHeader(name);
+            if (header != null && header.value() != null) {
+                trace.put(name, new String(header.value(), StandardCharsets.UTF_8));
+            }
+        }
+        return trace;
+    }
+
+    private Uni<Void> process(String value, Map<String, String> trace) {
         RefundRequested command;
         try {
             command = parse(value);
         } catch (InvalidCommandException e) {
             return Uni.createFrom().failure(e);
         }
-        return service.execute(command)
+        return service.execute(command, trace)
                 .onFailure(e -> !(e instanceof InvalidCommandException))
                 .retry()
                 .withBackOff(processing.initialBackoff(), processing.maxBackoff())

@@ -20,6 +20,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -70,9 +71,9 @@ public class RefundExecutionService {
      * Executes one {@code RefundRequested} command. Completes once the outcome is committed (including "still
      * unknown, rescheduled for the sync", and "another claim holds the lease": then the PSP is not called, and the
      * lease holder or the sync finishes the refund); fails with {@link InvalidCommandException} for a command that
-     * can never be executed, or with the database's error.
+     * can never be executed, or with the database's error. {@code traceHeaders} go with the event of the outcome.
      */
-    public Uni<Void> execute(RefundRequested command) {
+    public Uni<Void> execute(RefundRequested command, Map<String, String> traceHeaders) {
         String consumer = config.consumerName();
         return pool.withTransaction(conn -> consumed.seen(conn, consumer, command.eventId())
                         .flatMap(seen -> seen ? Uni.createFrom().nullItem() : claimFor(conn, command)))
@@ -84,7 +85,7 @@ public class RefundExecutionService {
                             .map(outcome -> new Result(outcome, null))
                             .onFailure()
                             .recoverWithItem(e -> new Result(null, describe(e)))
-                            .flatMap(result -> apply(refund, result, command.eventId()));
+                            .flatMap(result -> apply(refund, result, command.eventId(), traceHeaders));
                 });
     }
 
@@ -115,7 +116,7 @@ public class RefundExecutionService {
                 .map(outcome -> new Result(outcome, null))
                 .onFailure()
                 .recoverWithItem(e -> new Result(null, describe(e)))
-                .flatMap(result -> apply(refund, result, null))
+                .flatMap(result -> apply(refund, result, null, Map.of()))
                 // One refund's database failure must not stop the batch; its lease expires and it comes back.
                 .onFailure()
                 .recoverWithItem(e -> {
@@ -173,7 +174,7 @@ public class RefundExecutionService {
     }
 
     /** The outcome transaction; {@code eventId} (null for the sync) is recorded as consumed in it. */
-    private Uni<Void> apply(Refund refund, Result result, UUID eventId) {
+    private Uni<Void> apply(Refund refund, Result result, UUID eventId, Map<String, String> traceHeaders) {
         return pool.withTransaction(conn -> {
             Uni<Boolean> fresh = eventId == null
                     ? Uni.createFrom().item(true)
@@ -188,10 +189,10 @@ public class RefundExecutionService {
                 }
                 PspOutcome outcome = result.outcome();
                 if (outcome instanceof PspOutcome.Succeeded s) {
-                    return succeed(conn, refund, s.pspReference());
+                    return succeed(conn, refund, s.pspReference(), traceHeaders);
                 }
                 if (outcome instanceof PspOutcome.Failed f) {
-                    return fail(conn, refund, f.failureCode());
+                    return fail(conn, refund, f.failureCode(), traceHeaders);
                 }
                 if (outcome instanceof PspOutcome.Rejected r) {
                     return reschedule(conn, refund, "PSP rejected the refund: HTTP " + r.status() + " " + r.code(), r);
@@ -201,7 +202,7 @@ public class RefundExecutionService {
         });
     }
 
-    private Uni<Void> succeed(SqlClient conn, Refund refund, String pspReference) {
+    private Uni<Void> succeed(SqlClient conn, Refund refund, String pspReference, Map<String, String> traceHeaders) {
         return refunds.succeed(conn, refund.id(), pspReference).flatMap(changed -> {
             if (!changed) {
                 Log.infof("refund %s: already final, PSP success (%s) not applied again", refund.id(), pspReference);
@@ -219,11 +220,12 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    pspReference)));
+                                    pspReference),
+                            traceHeaders));
         });
     }
 
-    private Uni<Void> fail(SqlClient conn, Refund refund, String failureCode) {
+    private Uni<Void> fail(SqlClient conn, Refund refund, String failureCode, Map<String, String> traceHeaders) {
         return refunds.fail(conn, refund.id(), failureCode).flatMap(changed -> {
             if (!changed) {
                 Log.infof("refund %s: already final, PSP decline not applied again", refund.id());
@@ -241,7 +243,8 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    failureCode)));
+                                    failureCode),
+                            traceHeaders));
         });
     }
 

@@ -1,0 +1,39 @@
+-- Records PSP outcomes of payments, for a batch in one statement (PaymentRepository.recordOutcomes). $1..$13: one
+-- array element per outcome; $14: the actor for payment_transitions.
+WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                         $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::bytea[])
+        AS t (id, status, psp_reference, decline_code, last_error, allowed_from,
+              event_id, event_type, topic, payload, headers, response_status, response_body)),
+moved AS (
+    UPDATE payments p
+       SET status = input.status,
+           psp_reference = COALESCE(input.psp_reference, p.psp_reference),
+           decline_code = input.decline_code,
+           last_error = input.last_error,
+           captured_at = CASE WHEN input.status = 'CAPTURED' THEN now() ELSE p.captured_at END,
+           next_attempt_at = CASE WHEN input.status = 'UNKNOWN' THEN now() ELSE NULL END
+      FROM input
+     WHERE p.id = input.id AND p.status = ANY (string_to_array(input.allowed_from, ','))
+       AND set_config('payments.actor', $14, true) IS NOT NULL
+     RETURNING p.id, p.merchant_id, p.amount, p.currency, p.status),
+-- The two writers (V78) take the whole batch at once and answer one row each.
+ledger AS (
+    SELECT book_ledger_transactions('CAPTURE', 'psp_receivable', 'merchant_payable', array_agg(id::text),
+                                    array_agg(merchant_id), array_agg('payment captured'::text), array_agg(amount),
+                                    array_agg(currency::text), false)
+      FROM moved WHERE status = 'CAPTURED'),
+event AS (
+    SELECT enqueue_events(array_agg(input.event_id), array_agg(input.event_type), array_agg(input.topic),
+                          array_agg(moved.id::text), array_agg(input.payload::jsonb), array_agg(input.headers::jsonb))
+      FROM moved JOIN input ON input.id = moved.id WHERE input.event_id IS NOT NULL),
+completed AS (
+    UPDATE idempotency_keys k
+       SET status = 'COMPLETED', response_status = input.response_status,
+           response_body = input.response_body, completed_at = now(),
+           final_at = CASE WHEN moved.status IN ('CAPTURED', 'FAILED') THEN now() END
+      FROM moved JOIN input ON input.id = moved.id
+     WHERE k.resource_type = 'payment' AND k.resource_id = moved.id AND k.status = 'IN_PROGRESS'
+       AND k.final_at IS NULL)
+-- Joining the one-row ledger and event makes PostgreSQL run them (a SELECT in WITH runs only when read).
+SELECT moved.id FROM moved, ledger, event

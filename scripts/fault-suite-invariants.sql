@@ -1,0 +1,111 @@
+-- The invariants the fault suite checks after the run (scripts/fault-suite.sh, docs/fault-suite.md): each is a named
+-- query that counts its violations. Besides the schema they read the run's evidence, loaded into temporary tables:
+--   psp (reference, charge_movements, refund_movements)   the sandbox's counters per payment and refund
+--   kafka (part, off, key, event_id)                      the payment-events topic
+--   client (key, payment_id, code)                        what the load's clients were answered
+--   webhook (event_id, copy, status, reference)           the sandbox's webhook deliveries
+-- Format: a "-- name: <name>" line, then the query, ending with ";" at the end of a line.
+
+-- name: no payment charged twice at the PSP
+SELECT count(*) FROM psp WHERE charge_movements > 1;
+
+-- name: every CAPTURED payment charged exactly once
+SELECT count(*) FROM payments p LEFT JOIN psp ON psp.reference = p.id::text WHERE p.status = 'CAPTURED' AND
+  coalesce(psp.charge_movements, 0) <> 1;
+
+-- name: no FAILED payment charged
+SELECT count(*) FROM payments p JOIN psp ON psp.reference = p.id::text WHERE p.status = 'FAILED' AND
+  psp.charge_movements <> 0;
+
+-- name: refunded_amount <= amount
+SELECT count(*) FROM payments WHERE refunded_amount > amount;
+
+-- name: refunded_amount = reserved + succeeded refunds
+SELECT count(*) FROM payments p WHERE refunded_amount <> (SELECT coalesce(sum(amount), 0) FROM refunds r WHERE
+  r.payment_id = p.id AND r.status IN ('PENDING', 'SUCCEEDED'));
+
+-- name: no refund left PENDING
+SELECT count(*) FROM refunds WHERE status = 'PENDING';
+
+-- name: every PSP refund matches a SUCCEEDED refund (one movement each, none for others)
+SELECT count(*) FROM refunds r LEFT JOIN psp ON psp.reference = r.id::text WHERE coalesce(psp.refund_movements, 0)
+  <> CASE WHEN r.status = 'SUCCEEDED' THEN 1 ELSE 0 END;
+
+-- name: one REFUND ledger transaction per SUCCEEDED refund, none otherwise
+SELECT count(*) FROM refunds r WHERE (r.status = 'SUCCEEDED') <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE
+  t.kind = 'REFUND' AND t.reference = r.id::text);
+
+-- name: ledger psp_receivable = captured - refunded, per currency
+SELECT count(*) FROM (SELECT currency, sum(amount) AS want FROM (SELECT currency, amount FROM payments WHERE status
+  = 'CAPTURED' UNION ALL SELECT currency, -amount FROM refunds WHERE status = 'SUCCEEDED') x GROUP BY currency) w
+  FULL JOIN (SELECT currency, sum(amount) AS got FROM ledger_entries WHERE account = 'psp_receivable' GROUP BY
+  currency) g USING (currency) WHERE coalesce(want, 0) <> coalesce(got, 0);
+
+-- name: ledger merchant_payable per merchant = -(captured - refunded)
+SELECT count(*) FROM (SELECT merchant_id, currency, sum(amount) AS want FROM (SELECT merchant_id, currency, -amount
+  AS amount FROM payments WHERE status = 'CAPTURED' UNION ALL SELECT merchant_id, currency, amount FROM refunds
+  WHERE status = 'SUCCEEDED') x GROUP BY merchant_id, currency) w FULL JOIN (SELECT t.merchant_id, e.currency,
+  sum(e.amount) AS got FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id WHERE e.account =
+  'merchant_payable' GROUP BY t.merchant_id, e.currency) g USING (merchant_id, currency) WHERE coalesce(want, 0) <>
+  coalesce(got, 0);
+
+-- name: every webhook delivery answered 2xx (none given up or still pending)
+SELECT count(*) FROM webhook WHERE status NOT IN ('DELIVERED', 'DROPPED');
+
+-- name: every delivered webhook event stored once, no dropped one
+SELECT (SELECT count(DISTINCT w.event_id) FROM webhook w WHERE w.status = 'DELIVERED' AND NOT EXISTS (SELECT 1 FROM
+  psp_webhook_events e WHERE e.event_id = w.event_id)) + (SELECT count(*) FROM psp_webhook_events e WHERE NOT EXISTS
+  (SELECT 1 FROM webhook w WHERE w.event_id = e.event_id AND w.status = 'DELIVERED'));
+
+-- name: no webhook conflict or unknown subject
+SELECT count(*) FROM psp_webhook_events WHERE outcome IS NULL OR outcome IN ('conflict', 'unknown_payment',
+  'unknown_refund');
+
+-- name: ledger balanced per transaction
+SELECT count(*) FROM (SELECT 1 FROM ledger_entries GROUP BY transaction_id, currency HAVING sum(amount) <> 0) t;
+
+-- name: ledger balanced in total
+SELECT count(*) FROM (SELECT 1 FROM ledger_entries GROUP BY currency HAVING sum(amount) <> 0) t;
+
+-- name: one CAPTURE ledger transaction per CAPTURED payment, none otherwise
+SELECT count(*) FROM payments p WHERE (p.status = 'CAPTURED') <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE
+  t.kind = 'CAPTURE' AND t.reference = p.id::text);
+
+-- name: every outbox row published
+SELECT count(*) FROM outbox WHERE sent_at IS NULL;
+
+-- name: every payment-events row on Kafka
+SELECT count(*) FROM outbox o WHERE o.topic = 'payment-events' AND NOT EXISTS (SELECT 1 FROM kafka k WHERE
+  k.event_id = o.event_id::text);
+
+-- name: each payment's events in commit order on Kafka
+SELECT count(*) FROM (SELECT o.event_id, row_number() OVER (PARTITION BY o.key ORDER BY o.id) AS want, row_number()
+  OVER (PARTITION BY o.key ORDER BY f.part, f.off) AS got FROM outbox o JOIN (SELECT DISTINCT ON (event_id)
+  event_id, part, off FROM kafka ORDER BY event_id, part, off) f ON f.event_id = o.event_id::text WHERE o.topic =
+  'payment-events') t WHERE want <> got;
+
+-- name: one partition per payment on Kafka
+SELECT count(*) FROM (SELECT key FROM kafka GROUP BY key HAVING count(DISTINCT part) > 1) t;
+
+-- name: evidence: payments exist, were answered, are on Kafka
+SELECT CASE WHEN (SELECT count(*) FROM payments) = 0 OR (SELECT count(*) FROM client WHERE payment_id <> '') = 0 OR
+  (SELECT count(*) FROM kafka) = 0 OR (SELECT count(*) FROM psp) = 0 OR (SELECT count(*) FROM psp_webhook_events) =
+  0 OR (SELECT count(*) FROM refunds WHERE status = 'SUCCEEDED') = 0 THEN 1 ELSE 0 END;
+
+-- name: no unexpected answer to a valid capture
+SELECT count(*) FROM client WHERE code LIKE 'unexpected%' OR code NOT IN ('201', '202', '402', 'unresolved');
+
+-- name: every answered payment exists
+SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id::text =
+  c.payment_id);
+
+-- name: answered status matches or moved on (201 CAPTURED, 402 FAILED)
+SELECT count(*) FROM client c JOIN payments p ON p.id::text = c.payment_id WHERE (c.code = '201' AND p.status <>
+  'CAPTURED') OR (c.code = '402' AND p.status <> 'FAILED');
+
+-- name: every client key answered (retried until settled)
+SELECT count(*) FROM client WHERE payment_id = '';
+
+-- name: no PROCESSING/UNKNOWN left outside the operations queue
+SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN') AND NOT EXISTS (SELECT 1 FROM
+  operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text);
