@@ -4,6 +4,8 @@
 // - every Deployment: each container has startup, liveness and readiness probes, CPU and memory requests and a memory
 //   limit, a hardened securityContext (and the pod runAsNonRoot); a container with a port named `management` is
 //   probed and scraped there, not on its serving port;
+// - a JVM image (tag ending in -jvm) has a memory limit of at least JVM_MIN_MEMORY_LIMIT (the base's 256Mi is sized
+//   for native executables; docs/deployment.md, "Memory");
 // - every Deployment has one PodDisruptionBudget that lets a node drain evict a pod at the HPA minimum (or the
 //   replica count) yet keeps one running when there are two or more.
 // Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
@@ -13,6 +15,30 @@ import { parseAllDocuments } from "yaml";
 
 const WORKLOAD_KINDS = new Set(["Deployment", "Job", "CronJob", "StatefulSet", "DaemonSet"]);
 const PROBES = ["startupProbe", "livenessProbe", "readinessProbe"];
+const JVM_MIN_MEMORY_LIMIT = 512 * 1024 * 1024;
+
+/** Bytes of a Kubernetes quantity such as 256Mi, 1Gi, 512M or 1e9 (NaN when unreadable). */
+export function bytes(quantity) {
+  const m = /^([0-9.e+]+)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(String(quantity ?? ""));
+  if (!m) return NaN;
+  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2]] ?? 1;
+  return Number(m[1]) * unit;
+}
+
+/** JVM images whose memory limit is below what a JVM needs, in every workload. */
+export function memoryProblems(objects) {
+  const found = [];
+  for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
+    for (const container of allContainers(podSpec(object))) {
+      if (!/:[^/]*-jvm$/.test(container.image ?? "")) continue;
+      const limit = container.resources?.limits?.memory;
+      if (!(bytes(limit) >= JVM_MIN_MEMORY_LIMIT)) {
+        found.push(`${object.kind}/${object.metadata?.name}: JVM image ${container.image} with a memory limit of ${limit}, below 512Mi`);
+      }
+    }
+  }
+  return found;
+}
 
 /** The pod spec of a workload object (CronJob: its Job's template). */
 function podSpec(object) {
@@ -143,6 +169,7 @@ export function problems(objects, release) {
   for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
     found.push(...deploymentProblems(deployment).map((p) => `Deployment/${deployment.metadata?.name}: ${p}`));
   }
+  found.push(...memoryProblems(objects));
   found.push(...disruptionProblems(objects));
   return found;
 }

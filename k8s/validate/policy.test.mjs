@@ -86,6 +86,7 @@ const BAD = {
   "a writable root filesystem": [(r) => (container(r).securityContext.readOnlyRootFilesystem = false), "readOnlyRootFilesystem"],
   "capabilities kept": [(r) => (container(r).securityContext.capabilities.drop = []), "drop ALL"],
   "a root pod": [(r) => delete r[0].spec.template.spec.securityContext, "runAsNonRoot"],
+  "a JVM image in a native-sized limit": [(r) => (container(r).image = "registry.example.invalid/payments/api:1.0.0-jvm"), "below 512Mi"],
   "no PDB": [(r) => r.splice(2, 1), "0 PodDisruptionBudgets"],
   "a PDB that blocks drains": [
     (r) => (r[2].spec = { minAvailable: 2, selector: r[2].spec.selector }),
@@ -120,6 +121,13 @@ for (const [name, [mutate, expected]] of Object.entries(BAD)) {
     assert.ok(found.some((p) => p.includes(expected)), `expected a problem with "${expected}", got ${JSON.stringify(found)}`);
   });
 }
+
+test("a JVM image with a JVM-sized limit passes", () => {
+  const render = goodRender();
+  container(render).image = "registry.example.invalid/payments/api:1.0.0-jvm";
+  container(render).resources.limits.memory = "768Mi";
+  assert.deepEqual(problems(render, true), []);
+});
 
 test("dev renders may use non-release tags, releases may not", () => {
   const render = goodRender();
