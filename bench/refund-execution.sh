@@ -56,14 +56,20 @@ export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENT
 export QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}"
 export KAFKA_BOOTSTRAP_SERVERS="$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS" PSP_URL="$PSP"
 
-start() { # NAME PORT JAVA_OPTS JAR [more java args]
+start() { # NAME PORT JAVA_OPTS JAR [more java args]; the management interface (health) on PORT + 10
   local name=$1 port=$2 opts=$3 jar=$4
   shift 4
   # shellcheck disable=SC2086
-  java $opts -Dquarkus.http.port="$port" -Dquarkus.log.level=WARN "$@" -jar "$jar" >"$LOGDIR/$name.log" 2>&1 &
+  java $opts -Dquarkus.http.port="$port" -Dquarkus.management.port=$((port + 10)) -Dquarkus.log.level=WARN "$@" \
+    -jar "$jar" >"$LOGDIR/$name.log" 2>&1 &
   PIDS+=($!)
   eval "${name//-/_}_PID=$!"
-  for _ in $(seq 1 600); do curl -fs "http://127.0.0.1:$port/q/health/ready" >/dev/null 2>&1 && return; sleep 0.2; done
+  # psp-sandbox has no management interface: its health is on its own port
+  for _ in $(seq 1 600); do
+    curl -fs "http://127.0.0.1:$((port + 10))/q/health/ready" >/dev/null 2>&1 && return
+    curl -fs "http://127.0.0.1:$port/q/health/ready" >/dev/null 2>&1 && return
+    sleep 0.2
+  done
   echo "$name not ready (logs in $LOGDIR)"
   exit 1
 }

@@ -13,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 API_PORT=${API_PORT:-18080}
+API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-18090} # health (management interface)
 DURATION=${DURATION:-30s}
 WARMUP=${WARMUP:-60s} # long enough for the JIT (see bench/capture.sh)
 CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
@@ -41,11 +42,12 @@ QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
 QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" \
-java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
-  -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
+java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" \
+  -Dquarkus.log.level=WARN -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 300); do curl -fs "$API/q/health/ready" >/dev/null 2>&1 && break; sleep 0.2; done
-curl -fs "$API/q/health/ready" >/dev/null || { echo "not ready: $API (logs in $LOGDIR)"; exit 1; }
+READY="http://127.0.0.1:$API_MANAGEMENT_PORT/q/health/ready"
+for _ in $(seq 1 300); do curl -fs "$READY" >/dev/null 2>&1 && break; sleep 0.2; done
+curl -fs "$READY" >/dev/null || { echo "not ready: $READY (logs in $LOGDIR)"; exit 1; }
 
 CREATED=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
   -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}')
