@@ -18,6 +18,10 @@ API_PORT=${API_PORT:-8080}
 RELAY_PORT=${RELAY_PORT:-8081}
 WORKER_PORT=${WORKER_PORT:-8082}
 PSP_PORT=${PSP_PORT:-8089}
+# Management interfaces (health, metrics, OpenAPI, the operator API; docs/deployment.md)
+API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-9000}
+RELAY_MANAGEMENT_PORT=${RELAY_MANAGEMENT_PORT:-9001}
+WORKER_MANAGEMENT_PORT=${WORKER_MANAGEMENT_PORT:-9002}
 WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
 ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-dev-operator-token}
 # shellcheck source=scripts/lib.sh
@@ -45,8 +49,9 @@ if [[ "${1:-}" == "recon" ]]; then
   exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
 fi
 
-for port in "$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT"; do
-  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT or PSP_PORT to move a service)"
+for port in "$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT" "$API_MANAGEMENT_PORT" "$RELAY_MANAGEMENT_PORT" \
+  "$WORKER_MANAGEMENT_PORT"; do
+  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, PSP_PORT or *_MANAGEMENT_PORT to move a service)"
 done
 
 mkdir -p "$LOGS"
@@ -100,11 +105,11 @@ ENV
 # shellcheck disable=SC1091
 source "$STATE/env"
 
-start() { # NAME PORT READY_PATH [java args...]
+start() { # NAME PORT READY_PORT [java args...] (READY_PORT: where /q/health/ready is, the management port if any)
   local name=$1 port=$2 ready=$3
   shift 3
   : >"$LOGS/$name.log"
-  start_jar "$LOGS/$name.log" "http://127.0.0.1:$port$ready" -Xmx384m -Dquarkus.http.port="$port" "$@" ||
+  start_jar "$LOGS/$name.log" "http://127.0.0.1:$ready/q/health/ready" -Xmx384m -Dquarkus.http.port="$port" "$@" ||
     die "$name did not start"
   log "$name ready on http://127.0.0.1:$port"
 }
@@ -114,19 +119,23 @@ QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true \
   QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="$PAYMENTS_PG_PASSWORD" \
   "$JAVA" -jar "$(jar payments-api)" >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
 
-start psp-sandbox "$PSP_PORT" /q/health/ready \
+start psp-sandbox "$PSP_PORT" "$PSP_PORT" \
   -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" -jar "$(jar psp-sandbox)"
-start payments-api "$API_PORT" /q/health/ready -jar "$(jar payments-api)"
-start outbox-relay "$RELAY_PORT" /q/health/ready -jar "$(jar outbox-relay)"
-start refunds-worker "$WORKER_PORT" /q/health/ready -jar "$(jar refunds-worker)"
+start payments-api "$API_PORT" "$API_MANAGEMENT_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" \
+  -jar "$(jar payments-api)"
+start outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT" -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT" \
+  -jar "$(jar outbox-relay)"
+start refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT" -Dquarkus.management.port="$WORKER_MANAGEMENT_PORT" \
+  -jar "$(jar refunds-worker)"
 
 cat <<INFO
 
 The payments platform is running. Ctrl-C stops it.
 
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
-  Swagger UI       http://127.0.0.1:$API_PORT/q/swagger-ui
-  Metrics          http://127.0.0.1:$API_PORT/q/metrics  (relay :$RELAY_PORT, worker :$WORKER_PORT)
+  Operator API     http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin  (also on :$API_PORT locally; docs/deployment.md)
+  Swagger UI       http://127.0.0.1:$API_MANAGEMENT_PORT/q/swagger-ui
+  Metrics          http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics  (relay :$RELAY_MANAGEMENT_PORT, worker :$WORKER_MANAGEMENT_PORT)
   PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})
   PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (services log in as $PAYMENTS_PG_APP_USER, owner $PAYMENTS_PG_USER)
   Kafka            $PAYMENTS_KAFKA_BOOTSTRAP_SERVERS

@@ -13,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 API_PORT=${API_PORT:-18080}
+API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-18090} # health and metrics (management interface)
 PSP_PORT=${PSP_PORT:-18089}
 DURATION=${DURATION:-30s}
 # Long enough for the JIT: a 15 s warm-up measured a service still compiling (about 30 % of its CPU in C2).
@@ -28,6 +29,7 @@ API_OPTS=${API_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}
 PSP_OPTS=${PSP_OPTS:--Xms1g -Xmx1g -XX:+UseZGC}
 ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
 API=http://127.0.0.1:$API_PORT
+API_MANAGEMENT=http://127.0.0.1:$API_MANAGEMENT_PORT
 PSP=http://127.0.0.1:$PSP_PORT
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
@@ -52,11 +54,11 @@ QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
 QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" PSP_URL="$PSP" \
-java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
-  -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
+java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" \
+  -Dquarkus.log.level=WARN -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
 PIDS+=($!)
 
-wait_http "$PSP/q/health/ready" 60 && wait_http "$API/q/health/ready" 60 || exit 1
+wait_http "$PSP/q/health/ready" 60 && wait_http "$API_MANAGEMENT/q/health/ready" 60 || exit 1
 
 KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
   -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}' |
@@ -74,7 +76,7 @@ echo "machine: $(nproc) cores, load average $(cut -d" " -f1-3 /proc/loadavg); AP
 echo "psp latency: ${PSP_LATENCY_MS} ms; $DURABILITY"
 # captures per statement (claim, outcome) so far: "sum count" of each, from the API's metrics
 batch_totals() {
-  curl -fs "$API/q/metrics" | awk '
+  curl -fs "$API_MANAGEMENT/q/metrics" | awk '
     /^payments_capture_batch_size_(sum|count)\{.*statement="claim"/ {c[$1 ~ /_sum/ ? "s" : "n"] = $2}
     /^payments_capture_batch_size_(sum|count)\{.*statement="outcome"/ {o[$1 ~ /_sum/ ? "s" : "n"] = $2}
     END {print c["s"] + 0, c["n"] + 0, o["s"] + 0, o["n"] + 0}'

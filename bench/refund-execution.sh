@@ -59,12 +59,15 @@ export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENT
 export QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}"
 export KAFKA_BOOTSTRAP_SERVERS="$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS" PSP_URL="$PSP"
 
-start() { # NAME PORT JAVA_OPTS JAR [more java args]
+start() { # NAME PORT JAVA_OPTS JAR [more java args]; the management interface (health) on PORT + 10
   local name=$1 port=$2 opts=$3 jar=$4
   shift 4
   # shellcheck disable=SC2086
-  start_jar "$LOGDIR/$name.log" "http://127.0.0.1:$port/q/health/ready" \
-    $opts -Dquarkus.http.port="$port" -Dquarkus.log.level=WARN "$@" -jar "$jar" || exit 1
+  # psp-sandbox has no management interface: its health is on its own port
+  local ready="http://127.0.0.1:$((port + 10))/q/health/ready"
+  [[ $name == psp-sandbox ]] && ready="http://127.0.0.1:$port/q/health/ready"
+  start_jar "$LOGDIR/$name.log" "$ready" $opts -Dquarkus.http.port="$port" -Dquarkus.management.port=$((port + 10)) \
+    -Dquarkus.log.level=WARN "$@" -jar "$jar" || exit 1
   printf -v "${name//-/_}_PID" %s "$STARTED_PID"
 }
 start psp-sandbox "$PSP_PORT" "$PSP_OPTS" psp-sandbox/target/quarkus-app/quarkus-run.jar

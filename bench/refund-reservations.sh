@@ -18,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 API_PORT=${API_PORT:-18080}
+API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-18090} # health (management interface)
 DURATION=${DURATION:-30s}
 WARMUP=${WARMUP:-60s} # long enough for the JIT (see bench/capture.sh)
 CONNECTIONS_LIST=${CONNECTIONS_LIST:-"16 64"}
@@ -47,7 +48,8 @@ QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
 QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
 QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" \
-start_jar "$LOGDIR/api.log" "$API/q/health/ready" $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.log.level=WARN \
+start_jar "$LOGDIR/api.log" "http://127.0.0.1:$API_MANAGEMENT_PORT/q/health/ready" $API_OPTS \
+  -Dquarkus.http.port="$API_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" -Dquarkus.log.level=WARN \
   -jar payments-api/target/quarkus-app/quarkus-run.jar || exit 1
 
 CREATED=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
@@ -73,7 +75,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); AP
 echo "psp latency: ${PSP_LATENCY_MS} ms (not on this path); $DURABILITY"
 # reservations per statement so far: "sum count", from the API's metrics
 batch_totals() {
-  curl -fs "$API/q/metrics" | awk '/^payments_refund_reservation_batch_size_(sum|count)/ {v[$1 ~ /_sum/ ? "s" : "n"] = $2}
+  curl -fs "http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics" | awk '/^payments_refund_reservation_batch_size_(sum|count)/ {v[$1 ~ /_sum/ ? "s" : "n"] = $2}
     END {print v["s"] + 0, v["n"] + 0}'
 }
 run=0

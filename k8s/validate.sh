@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Offline check of the Kubernetes manifests: renders the base and every overlay with `kubectl kustomize`, then
 # validates each rendered object against the Kubernetes schemas (validate/validate.mjs, npm kubernetes-models) and
-# checks the reconciler CronJob's retry policy against the docs (validate/reconciler-job.mjs).
+# checks the reconciler CronJob's retry policy against the docs (validate/reconciler-job.mjs) and the deployment
+# policy (validate/policy.mjs: release images in every overlay but dev; probes, resources, securityContext, management
+# port and PDB of every Deployment), after its tests (validate/policy.test.mjs) have fed it bad renders.
 # Needs kubectl (with kustomize) and node/npm; no cluster. Run from anywhere: k8s/validate.sh
 set -euo pipefail
 
@@ -11,6 +13,7 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
 rendered=()
+policy_args=()
 cd "$here"
 for dir in base overlays/*/; do
   dir="${dir%/}"
@@ -18,8 +21,15 @@ for dir in base overlays/*/; do
   kubectl kustomize "$dir" >"$out/$name.yaml"
   echo "rendered $dir: $(grep -c '^kind:' "$out/$name.yaml") objects"
   rendered+=("$out/$name.yaml")
+  case "$dir" in
+    base | overlays/dev) policy_args+=("$out/$name.yaml") ;; # not a release: logical names, dev tags
+    *) policy_args+=(--release "$out/$name.yaml") ;;
+  esac
 done
 
 (cd "$here/validate" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 node "$here/validate/validate.mjs" "${rendered[@]}"
 node "$here/validate/reconciler-job.mjs" "$here/../docs" "${rendered[@]}"
+node --test "$here/validate/policy.test.mjs" >"$out/policy-test.log" 2>&1 || { cat "$out/policy-test.log"; exit 1; }
+echo "policy tests: $(grep -c '^ok ' "$out/policy-test.log") bad and good renders judged as expected"
+node "$here/validate/policy.mjs" "${policy_args[@]}"

@@ -9,7 +9,8 @@
 #
 #   scripts/fault-suite.sh          short run (at least 60 s of load, 1 fault round; CI runs it)
 #   scripts/fault-suite.sh --long   long run (at least 300 s of load, 4 fault rounds)
-#   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/PSP_PORT (default 182xx),
+#   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/PSP_PORT and
+#        API_MANAGEMENT_PORT/RELAY_MANAGEMENT_PORT/WORKER_MANAGEMENT_PORT (default 182xx),
 #        KEEP=1 (leave .local/fault-suite for inspection)
 # The jars must be built (./mvnw -B package -DskipTests, or one ./local-stack.sh run); then SKIP_BUILD=1 is used.
 set -uo pipefail
@@ -33,6 +34,8 @@ export PAYMENTS_RESOLVER_LEASE=${PAYMENTS_RESOLVER_LEASE:-20s} REFUNDS_RETRY_INI
 export REFUNDS_RETRY_MAX_BACKOFF=${REFUNDS_RETRY_MAX_BACKOFF:-10s} REFUNDS_SYNC_EVERY=${REFUNDS_SYNC_EVERY:-5s}
 export REFUNDS_SYNC_LEASE=${REFUNDS_SYNC_LEASE:-20s}
 export API_PORT=${API_PORT:-18280} RELAY_PORT=${RELAY_PORT:-18281} WORKER_PORT=${WORKER_PORT:-18282}
+export API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-18290} RELAY_MANAGEMENT_PORT=${RELAY_MANAGEMENT_PORT:-18291}
+export WORKER_MANAGEMENT_PORT=${WORKER_MANAGEMENT_PORT:-18292}
 export PSP_PORT=${PSP_PORT:-18289} PAYMENTS_ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-fault-suite-admin}
 API=http://127.0.0.1:$API_PORT
 PSP=http://127.0.0.1:$PSP_PORT
@@ -84,16 +87,17 @@ say "stack ready"
 # --- 2. Faults ----------------------------------------------------------------------------------------------
 FAULTS=0 INFRA_ERRORS=0
 pid_on_port() { ss -ltnpH "sport = :$1" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; }
-restart() { # NAME PORT
-  local name=$1 port=$2 pid
+restart() { # NAME PORT MANAGEMENT_PORT
+  local name=$1 port=$2 management=$3 pid
   pid=$(pid_on_port "$port")
   [[ -n $pid ]] || { say "no $name on :$port"; return; }
   kill -9 "$pid"
   FAULTS=$((FAULTS + 1))
   say "kill -9 $name (pid $pid)"
   while [[ -n $(pid_on_port "$port") ]]; do sleep 0.2; done
-  if start_jar "$ROOT/.local/logs/$name.log" "http://127.0.0.1:$port/q/health/ready" \
-    -Xmx384m -Dquarkus.http.port="$port" -jar "$name/target/quarkus-app/quarkus-run.jar"; then
+  if start_jar "$ROOT/.local/logs/$name.log" "http://127.0.0.1:$management/q/health/ready" \
+    -Xmx384m -Dquarkus.http.port="$port" -Dquarkus.management.port="$management" \
+    -jar "$name/target/quarkus-app/quarkus-run.jar"; then
     say "$name back"
   else
     say "$name not ready after 120 s"
@@ -239,9 +243,9 @@ say "load: $WORKERS workers, at least $LOAD_SECONDS s and until the fault schedu
 step=$((LOAD_SECONDS / (ROUNDS * 6 + 1)))
 ((step < 3)) && step=3
 for r in $(seq 1 "$ROUNDS"); do
-  sleep "$step"; restart payments-api "$API_PORT"
-  sleep "$step"; restart outbox-relay "$RELAY_PORT"
-  sleep "$step"; restart refunds-worker "$WORKER_PORT"
+  sleep "$step"; restart payments-api "$API_PORT" "$API_MANAGEMENT_PORT"
+  sleep "$step"; restart outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT"
+  sleep "$step"; restart refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT"
   sleep "$step"; pg_restart
   sleep "$step"; kafka_bounce "$step"
   sleep "$step"

@@ -9,6 +9,7 @@ const CUSTOM_RESOURCES = new Set([
   "kafka.strimzi.io/v1beta2/Kafka",
   "kafka.strimzi.io/v1beta2/KafkaNodePool",
   "kafka.strimzi.io/v1beta2/KafkaTopic",
+  "kafka.strimzi.io/v1beta2/KafkaUser",
   "postgresql.cnpg.io/v1/Cluster",
 ]);
 

@@ -17,19 +17,22 @@ import java.util.Map;
 
 /**
  * A packaged Quarkus application of this repository ({@code <module>/target/quarkus-app/quarkus-run.jar}) in its own
- * process, on a free port, ready when {@code /q/health/ready} answers 200. The reactor must build the module first
+ * process, on a free port and a free management port, ready when {@code /q/health/ready} answers 200 on either (the
+ * management interface where the module enables it, docs/deployment.md). The reactor must build the module first
  * (a test-scoped {@code type=pom} dependency on it with {@code *} exclusions orders the reactor).
  */
 public final class QuarkusProcess implements AutoCloseable {
     private final String module;
     private final Process process;
     private final int port;
+    private final int managementPort;
     private final Path log;
 
-    private QuarkusProcess(String module, Process process, int port, Path log) {
+    private QuarkusProcess(String module, Process process, int port, int managementPort, Path log) {
         this.module = module;
         this.process = process;
         this.port = port;
+        this.managementPort = managementPort;
         this.log = log;
     }
 
@@ -37,11 +40,14 @@ public final class QuarkusProcess implements AutoCloseable {
     public static QuarkusProcess start(String module, String heap, Map<String, String> properties) {
         Path jar = locateJar(module + "/target/quarkus-app/quarkus-run.jar");
         int port = freePort();
+        int managementPort = freePort();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + heap,
                 "-Dquarkus.http.port=" + port,
-                "-Dquarkus.http.host=127.0.0.1"));
+                "-Dquarkus.http.host=127.0.0.1",
+                "-Dquarkus.management.port=" + managementPort,
+                "-Dquarkus.management.host=127.0.0.1"));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", jar.toString()));
         try {
@@ -50,7 +56,7 @@ public final class QuarkusProcess implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(log.toFile())
                     .start();
-            QuarkusProcess app = new QuarkusProcess(module, process, port, log);
+            QuarkusProcess app = new QuarkusProcess(module, process, port, managementPort, log);
             app.awaitReady(Duration.ofSeconds(60));
             return app;
         } catch (IOException e) {
@@ -64,6 +70,11 @@ public final class QuarkusProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The management interface (health, metrics) of a module that enables it. */
+    public String managementUrl() {
+        return "http://127.0.0.1:" + managementPort;
     }
 
     /** The operating system's process id (for signals such as SIGSTOP, see {@link DeadHost}). */
@@ -104,23 +115,29 @@ public final class QuarkusProcess implements AutoCloseable {
     private void awaitReady(Duration timeout) {
         HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        HttpRequest ready = HttpRequest.newBuilder(URI.create(url() + "/q/health/ready"))
-                .timeout(Duration.ofSeconds(2))
-                .build();
+        List<HttpRequest> ready = List.of(managementUrl(), url()).stream()
+                .map(base -> HttpRequest.newBuilder(URI.create(base + "/q/health/ready"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build())
+                .toList();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(module + " exited with " + process.exitValue() + "; see " + log);
             }
-            try {
-                if (client.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
+            for (HttpRequest request : ready) {
+                try {
+                    if (client.send(request, HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200) {
+                        return;
+                    }
+                } catch (IOException e) {
+                    // not listening yet (or no management interface in this module)
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
                 }
-            } catch (IOException e) {
-                // not listening yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
             }
             sleep(100);
         }

@@ -147,7 +147,7 @@ class LeaderTakeoverIT {
         // only make the measured takeover longer.)
         HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(relay.url() + "/q/metrics"))
+        HttpRequest request = HttpRequest.newBuilder(URI.create(relay.managementUrl() + "/q/metrics"))
                 .timeout(Duration.ofSeconds(10))
                 .build();
         String body = client.send(request, HttpResponse.BodyHandlers.ofString()).body();

@@ -16,6 +16,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -57,19 +58,28 @@ class RelayTest {
     }
 
     @Test
-    void readyAsPublisherAndExposesMetrics() {
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().get(
-                        "/q/health/ready")
+    void readyAsPublisherAndExposesMetricsOnTheManagementPortOnly() {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> management()
+                .get("/q/health/ready")
                 .then()
                 .statusCode(200)
                 .body("checks.find { it.name == 'outbox-relay' }.data.publisher", equalTo(true)));
-        given().get("/q/metrics")
+        for (String path : List.of("/q/health/ready", "/q/health/live", "/q/metrics")) {
+            given().get(path).then().statusCode(404);
+        }
+        management()
+                .get("/q/metrics")
                 .then()
                 .statusCode(200)
                 .body(containsString("outbox_unsent_rows"))
                 .body(containsString("outbox_oldest_unsent_age_seconds"))
                 .body(containsString("outbox_published_total"))
                 .body(containsString("outbox_publish_errors_total"));
+    }
+
+    private static io.restassured.specification.RequestSpecification management() {
+        return given().port(org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.management.test-port", Integer.class));
     }
 
     private static String header(ConsumerRecord<String, String> record, String name) {

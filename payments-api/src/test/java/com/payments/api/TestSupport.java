@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /** Calls and database checks shared by the tests (test thread: blocking on the pool is fine here). */
 final class TestSupport {
@@ -74,6 +75,11 @@ final class TestSupport {
     static String body(String orderId, long amount, String currency, String source) {
         return "{\"orderId\":\"" + orderId + "\",\"amount\":" + amount + ",\"currency\":\"" + currency
                 + "\",\"source\":\"" + source + "\"}";
+    }
+
+    /** A request to the management interface (health, metrics, OpenAPI; the operator API), on its test port. */
+    static RequestSpecification management() {
+        return given().port(ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class));
     }
 
     static RequestSpecification merchant(String apiKey) {

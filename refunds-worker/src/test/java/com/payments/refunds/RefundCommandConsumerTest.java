@@ -12,6 +12,7 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.inject.Inject;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +50,16 @@ class RefundCommandConsumerTest {
     @BeforeEach
     void setUp() {
         fx = new Fixtures(pool, mapper, pspUrl);
+    }
+
+    /** Health and metrics are on the management interface only (docs/deployment.md). */
+    @Test
+    void healthAndMetricsAreOnTheManagementPortOnly() {
+        int management = ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
+        for (String path : List.of("/q/health/ready", "/q/health/live", "/q/health/started", "/q/metrics")) {
+            RestAssured.given().port(management).get(path).then().statusCode(200);
+            RestAssured.given().get(path).then().statusCode(404);
+        }
     }
 
     @Test

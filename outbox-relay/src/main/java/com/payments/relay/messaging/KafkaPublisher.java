@@ -45,16 +45,33 @@ public final class KafkaPublisher implements AutoCloseable {
     private final Duration ackDeadline;
     private KafkaProducer<String, byte[]> producer;
 
+    /** Prefixes of the client settings taken from {@code kafka.*}: the connection's security (TLS, SASL). */
+    static final List<String> PASSED_PREFIXES = List.of("security.", "sasl.", "ssl.");
+
     public KafkaPublisher(String bootstrapServers, RelayConfig.Producer config) {
-        this.producerConfig = producerConfig(bootstrapServers, config);
+        this(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), config);
+    }
+
+    /**
+     * @param kafka the application's {@code kafka.*} settings (Quarkus' {@code default-kafka-broker} map, keys without
+     *     the prefix): {@code bootstrap.servers} and the security settings ({@link #PASSED_PREFIXES}) are used, any
+     *     other key is ignored, so that the delivery guarantees below cannot be changed by configuration.
+     */
+    public KafkaPublisher(Map<String, ?> kafka, RelayConfig.Producer config) {
+        this.producerConfig = producerConfig(kafka, config);
         // The producer fails each record after delivery.timeout.ms; this is only the net under that net.
         this.ackDeadline = config.deliveryTimeout().plus(config.requestTimeout());
         this.producer = new KafkaProducer<>(producerConfig);
     }
 
-    static Map<String, Object> producerConfig(String bootstrapServers, RelayConfig.Producer config) {
+    static Map<String, Object> producerConfig(Map<String, ?> kafka, RelayConfig.Producer config) {
         Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        kafka.forEach((key, value) -> {
+            if (PASSED_PREFIXES.stream().anyMatch(key::startsWith)) {
+                props.put(key, value);
+            }
+        });
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG));
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay");
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

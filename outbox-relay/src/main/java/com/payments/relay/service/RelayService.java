@@ -7,11 +7,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.smallrye.common.annotation.Identifier;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -22,7 +24,7 @@ public class RelayService {
     private final Vertx vertx;
     private final Pool pool;
     private final RelayMetrics metrics;
-    private final String bootstrapServers;
+    private final Map<String, Object> kafka;
     private final PgConnectOptions connectOptions;
     private KafkaPublisher publisher;
     private RelayWorker worker;
@@ -32,7 +34,7 @@ public class RelayService {
             Vertx vertx,
             Pool pool,
             MeterRegistry registry,
-            @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers,
+            @Identifier("default-kafka-broker") Map<String, Object> kafka,
             @ConfigProperty(name = "quarkus.datasource.reactive.url") String url,
             @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
             @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password) {
@@ -40,7 +42,7 @@ public class RelayService {
         this.vertx = vertx;
         this.pool = pool;
         this.metrics = new RelayMetrics(registry);
-        this.bootstrapServers = bootstrapServers;
+        this.kafka = kafka;
         this.connectOptions = connectOptions(url, user, password, config.keepalive());
     }
 
@@ -59,7 +61,7 @@ public class RelayService {
             Log.info("outbox-relay disabled (relay.enabled=false)");
             return;
         }
-        publisher = new KafkaPublisher(bootstrapServers, config.producer());
+        publisher = new KafkaPublisher(kafka, config.producer());
         worker = new RelayWorker("main", vertx, connectOptions, pool, publisher, config, metrics);
         worker.start();
     }

@@ -88,6 +88,15 @@ public interface ApiConfig {
     interface Admin {
         /** Bearer token of the operator API ({@code /v1/admin}). None: the operator API answers 401 to everyone. */
         Optional<String> token();
+
+        /**
+         * Serve the operator API ({@code /v1/admin/*}) and the operator console ({@code /console/*}) only on the
+         * management interface ({@code quarkus.management.port}); the merchant port then answers them 404. Off by
+         * default, so that a local run reaches them on the merchant port too; the Kubernetes manifests turn it on
+         * (docs/deployment.md).
+         */
+        @WithDefault("false")
+        boolean managementOnly();
     }
 
     interface Demo {

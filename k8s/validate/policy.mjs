@@ -1,0 +1,200 @@
+// Policy checks on rendered manifests (issue 21), beyond the schemas of validate.mjs:
+// - release renders (every overlay but dev): each container image has a tag or a digest, and no tag is `latest` or a
+//   SNAPSHOT;
+// - every Deployment: each container has startup, liveness and readiness probes, CPU and memory requests and a memory
+//   limit, a hardened securityContext (and the pod runAsNonRoot); a container with a port named `management` is
+//   probed and scraped there, not on its serving port;
+// - a JVM image (tag ending in -jvm) has a memory limit of at least JVM_MIN_MEMORY_LIMIT (the base's 256Mi is sized
+//   for native executables; docs/deployment.md, "Memory");
+// - every Deployment has one PodDisruptionBudget that lets a node drain evict a pod at the HPA minimum (or the
+//   replica count) yet keeps one running when there are two or more.
+// Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
+// reasons. Tested by policy.test.mjs, which feeds it bad renders.
+import { readFileSync } from "node:fs";
+import { parseAllDocuments } from "yaml";
+
+const WORKLOAD_KINDS = new Set(["Deployment", "Job", "CronJob", "StatefulSet", "DaemonSet"]);
+const PROBES = ["startupProbe", "livenessProbe", "readinessProbe"];
+const JVM_MIN_MEMORY_LIMIT = 512 * 1024 * 1024;
+
+/** Bytes of a Kubernetes quantity such as 256Mi, 1Gi, 512M or 1e9 (NaN when unreadable). */
+export function bytes(quantity) {
+  const m = /^([0-9.e+]+)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(String(quantity ?? ""));
+  if (!m) return NaN;
+  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2]] ?? 1;
+  return Number(m[1]) * unit;
+}
+
+/** JVM images whose memory limit is below what a JVM needs, in every workload. */
+export function memoryProblems(objects) {
+  const found = [];
+  for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
+    for (const container of allContainers(podSpec(object))) {
+      if (!/:[^/]*-jvm$/.test(container.image ?? "")) continue;
+      const limit = container.resources?.limits?.memory;
+      if (!(bytes(limit) >= JVM_MIN_MEMORY_LIMIT)) {
+        found.push(`${object.kind}/${object.metadata?.name}: JVM image ${container.image} with a memory limit of ${limit}, below 512Mi`);
+      }
+    }
+  }
+  return found;
+}
+
+/** The pod spec of a workload object (CronJob: its Job's template). */
+function podSpec(object) {
+  if (object.kind === "CronJob") return object.spec?.jobTemplate?.spec?.template?.spec ?? {};
+  return object.spec?.template?.spec ?? {};
+}
+
+function allContainers(pod) {
+  return [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
+}
+
+/** What is wrong with one image reference in a release render (null when it is fine). */
+export function imageProblem(image) {
+  if (typeof image !== "string" || image.length === 0) return "no image";
+  const at = image.indexOf("@");
+  if (at >= 0) {
+    return /^sha256:[0-9a-f]{64}$/.test(image.slice(at + 1)) ? null : `malformed digest in ${image}`;
+  }
+  const lastSlash = image.lastIndexOf("/");
+  const colon = image.lastIndexOf(":");
+  if (colon <= lastSlash) return `image ${image} has neither a tag nor a digest`;
+  const tag = image.slice(colon + 1);
+  if (tag === "latest") return `image ${image} uses the tag latest`;
+  if (/snapshot/i.test(tag)) return `image ${image} is a SNAPSHOT`;
+  return null;
+}
+
+/** Image problems of every workload in a release render. */
+export function imageProblems(objects) {
+  const found = [];
+  for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
+    for (const container of allContainers(podSpec(object))) {
+      const problem = imageProblem(container.image);
+      if (problem) found.push(`${object.kind}/${object.metadata?.name}: ${problem}`);
+    }
+  }
+  return found;
+}
+
+function probePort(probe) {
+  return probe?.httpGet?.port ?? probe?.tcpSocket?.port ?? probe?.grpc?.port;
+}
+
+/** Probes, resources, securityContext and management port of one Deployment. */
+export function deploymentProblems(deployment) {
+  const found = [];
+  const pod = podSpec(deployment);
+  if (pod.securityContext?.runAsNonRoot !== true) found.push("pod securityContext.runAsNonRoot is not true");
+  const annotations = deployment.spec?.template?.metadata?.annotations ?? {};
+  for (const c of pod.containers ?? []) {
+    const where = `container ${c.name}`;
+    for (const probe of PROBES) {
+      if (!c[probe]) found.push(`${where}: no ${probe}`);
+    }
+    if (!c.resources?.requests?.cpu) found.push(`${where}: no CPU request`);
+    if (!c.resources?.requests?.memory) found.push(`${where}: no memory request`);
+    if (!c.resources?.limits?.memory) found.push(`${where}: no memory limit`);
+    const sc = c.securityContext ?? {};
+    if (sc.allowPrivilegeEscalation !== false) found.push(`${where}: allowPrivilegeEscalation is not false`);
+    if (sc.readOnlyRootFilesystem !== true) found.push(`${where}: readOnlyRootFilesystem is not true`);
+    if (!(sc.capabilities?.drop ?? []).includes("ALL")) found.push(`${where}: capabilities do not drop ALL`);
+    const management = (c.ports ?? []).find((p) => p.name === "management");
+    if (management) {
+      for (const probe of PROBES.filter((p) => c[p])) {
+        const port = probePort(c[probe]);
+        if (port !== "management" && port !== management.containerPort) {
+          found.push(`${where}: ${probe} is on port ${port}, not on the management port`);
+        }
+      }
+      if (annotations["prometheus.io/scrape"] === "true" && Number(annotations["prometheus.io/port"]) !== management.containerPort) {
+        found.push(`${where}: prometheus.io/port is ${annotations["prometheus.io/port"]}, not the management port`);
+      }
+    }
+  }
+  return found;
+}
+
+function matches(selector, labels) {
+  const wanted = selector?.matchLabels ?? {};
+  return Object.keys(wanted).length > 0 && Object.entries(wanted).every(([k, v]) => labels[k] === v);
+}
+
+/** Pods a PDB value stands for out of `replicas` ("50%" rounds up for minAvailable, down for maxUnavailable). */
+function pods(value, replicas, roundUp) {
+  if (typeof value === "string" && value.endsWith("%")) {
+    const exact = (Number(value.slice(0, -1)) * replicas) / 100;
+    return roundUp ? Math.ceil(exact) : Math.floor(exact);
+  }
+  return Number(value);
+}
+
+/** The PDB of each Deployment, against its HPA minimum (or replicas): one eviction allowed, one pod kept from 2. */
+export function disruptionProblems(objects) {
+  const found = [];
+  const pdbs = objects.filter((o) => o.kind === "PodDisruptionBudget");
+  const hpas = objects.filter((o) => o.kind === "HorizontalPodAutoscaler");
+  for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
+    const name = `Deployment/${deployment.metadata?.name}`;
+    const labels = deployment.spec?.template?.metadata?.labels ?? {};
+    const mine = pdbs.filter((p) => p.metadata?.namespace === deployment.metadata?.namespace && matches(p.spec?.selector, labels));
+    if (mine.length !== 1) {
+      found.push(`${name}: ${mine.length} PodDisruptionBudgets select its pods, expected 1`);
+      continue;
+    }
+    const hpa = hpas.find(
+      (h) => h.spec?.scaleTargetRef?.kind === "Deployment" && h.spec?.scaleTargetRef?.name === deployment.metadata?.name
+        && h.metadata?.namespace === deployment.metadata?.namespace,
+    );
+    const replicas = hpa ? (hpa.spec?.minReplicas ?? 1) : (deployment.spec?.replicas ?? 1);
+    const spec = mine[0].spec ?? {};
+    const available = spec.minAvailable !== undefined
+      ? pods(spec.minAvailable, replicas, true)
+      : replicas - pods(spec.maxUnavailable ?? 1, replicas, false);
+    const source = hpa ? `HPA minReplicas ${replicas}` : `replicas ${replicas}`;
+    if (available >= replicas) {
+      found.push(`${name}: its PDB keeps ${available} of ${source} available, so a node drain can never evict one`);
+    } else if (replicas >= 2 && available < 1) {
+      found.push(`${name}: its PDB lets every one of ${source} be evicted at once`);
+    }
+  }
+  return found;
+}
+
+/** Every problem of one render. */
+export function problems(objects, release) {
+  const found = [];
+  if (release) found.push(...imageProblems(objects));
+  for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
+    found.push(...deploymentProblems(deployment).map((p) => `Deployment/${deployment.metadata?.name}: ${p}`));
+  }
+  found.push(...memoryProblems(objects));
+  found.push(...disruptionProblems(objects));
+  return found;
+}
+
+export function load(file) {
+  return parseAllDocuments(readFileSync(file, "utf8"))
+    .map((doc) => doc.toJS())
+    .filter((o) => o != null);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const renders = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--release") renders.push([args[++i], true]);
+    else renders.push([args[i], false]);
+  }
+  let failures = 0;
+  for (const [file, release] of renders) {
+    for (const problem of problems(load(file), release)) {
+      console.error(`${file}: ${problem}`);
+      failures++;
+    }
+  }
+  const releases = renders.filter(([, r]) => r).length;
+  console.log(`policy checked in ${renders.length} renders (${releases} release renders): ${failures} problems`);
+  process.exit(failures === 0 && renders.length > 0 ? 0 : 1);
+}

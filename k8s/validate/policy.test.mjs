@@ -1,0 +1,153 @@
+// Each policy check of policy.mjs fed a bad render must fail, and the good render pass (`node --test`, run by
+// ../validate.sh). The good render is a small copy of a base service: Deployment, HPA and PDB.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { problems } from "./policy.mjs";
+
+function goodRender() {
+  const probe = (path) => ({ httpGet: { path, port: "management" } });
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "api", namespace: "payments" },
+    spec: {
+      selector: { matchLabels: { "app.kubernetes.io/name": "api" } },
+      template: {
+        metadata: {
+          labels: { "app.kubernetes.io/name": "api" },
+          annotations: { "prometheus.io/scrape": "true", "prometheus.io/port": "9000" },
+        },
+        spec: {
+          securityContext: { runAsNonRoot: true },
+          initContainers: [],
+          containers: [
+            {
+              name: "api",
+              image: "registry.example.invalid/payments/api:1.0.0",
+              ports: [
+                { name: "http", containerPort: 8080 },
+                { name: "management", containerPort: 9000 },
+              ],
+              startupProbe: probe("/q/health/started"),
+              livenessProbe: probe("/q/health/live"),
+              readinessProbe: probe("/q/health/ready"),
+              resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ["ALL"] },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+  const hpa = {
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: { name: "api", namespace: "payments" },
+    spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "api" }, minReplicas: 2, maxReplicas: 4 },
+  };
+  const pdb = {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: "api", namespace: "payments" },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { "app.kubernetes.io/name": "api" } } },
+  };
+  return [deployment, hpa, pdb];
+}
+
+const container = (render) => render[0].spec.template.spec.containers[0];
+
+/** Each bad render, the check it breaks, and a fragment of the problem it must report. */
+const BAD = {
+  "a SNAPSHOT image": [(r) => (container(r).image = "registry.example.invalid/payments/api:1.0.0-SNAPSHOT"), "SNAPSHOT"],
+  "a latest image": [(r) => (container(r).image = "registry.example.invalid/payments/api:latest"), "latest"],
+  "an image without tag or digest": [(r) => (container(r).image = "registry.example.invalid:5000/payments/api"), "neither a tag nor a digest"],
+  "a malformed digest": [(r) => (container(r).image = "registry.example.invalid/payments/api@sha256:abc"), "malformed digest"],
+  "an untagged init container": [
+    (r) => r[0].spec.template.spec.initContainers.push({ name: "init", image: "busybox" }),
+    "neither a tag nor a digest",
+  ],
+  "no readiness probe": [(r) => delete container(r).readinessProbe, "no readinessProbe"],
+  "no liveness probe": [(r) => delete container(r).livenessProbe, "no livenessProbe"],
+  "no startup probe": [(r) => delete container(r).startupProbe, "no startupProbe"],
+  "a probe on the merchant port": [(r) => (container(r).livenessProbe.httpGet.port = "http"), "not on the management port"],
+  "scraping the merchant port": [(r) => (r[0].spec.template.metadata.annotations["prometheus.io/port"] = "8080"), "prometheus.io/port"],
+  "no resources": [(r) => delete container(r).resources, "no memory limit"],
+  "no CPU request": [(r) => delete container(r).resources.requests.cpu, "no CPU request"],
+  "no container securityContext": [(r) => delete container(r).securityContext, "allowPrivilegeEscalation"],
+  "a writable root filesystem": [(r) => (container(r).securityContext.readOnlyRootFilesystem = false), "readOnlyRootFilesystem"],
+  "capabilities kept": [(r) => (container(r).securityContext.capabilities.drop = []), "drop ALL"],
+  "a root pod": [(r) => delete r[0].spec.template.spec.securityContext, "runAsNonRoot"],
+  "a JVM image in a native-sized limit": [(r) => (container(r).image = "registry.example.invalid/payments/api:1.0.0-jvm"), "below 512Mi"],
+  "no PDB": [(r) => r.splice(2, 1), "0 PodDisruptionBudgets"],
+  "a PDB that blocks drains": [
+    (r) => (r[2].spec = { minAvailable: 2, selector: r[2].spec.selector }),
+    "can never evict",
+  ],
+  "dev's HPA minimum 1 with minAvailable 1": [
+    (r) => {
+      r[1].spec.minReplicas = 1;
+      r[2].spec = { minAvailable: 1, selector: r[2].spec.selector };
+    },
+    "can never evict",
+  ],
+  "a PDB that allows evicting all": [(r) => (r[2].spec.maxUnavailable = "100%"), "every one"],
+  "a PDB in another namespace": [(r) => (r[2].metadata.namespace = "other"), "0 PodDisruptionBudgets"],
+};
+
+test("the good render passes, as a release", () => {
+  assert.deepEqual(problems(goodRender(), true), []);
+});
+
+test("a PDB percentage that keeps one of two passes", () => {
+  const render = goodRender();
+  render[2].spec.maxUnavailable = "50%";
+  assert.deepEqual(problems(render, true), []);
+});
+
+for (const [name, [mutate, expected]] of Object.entries(BAD)) {
+  test(`refused: ${name}`, () => {
+    const render = goodRender();
+    mutate(render);
+    const found = problems(render, true);
+    assert.ok(found.some((p) => p.includes(expected)), `expected a problem with "${expected}", got ${JSON.stringify(found)}`);
+  });
+}
+
+test("a JVM image with a JVM-sized limit passes", () => {
+  const render = goodRender();
+  container(render).image = "registry.example.invalid/payments/api:1.0.0-jvm";
+  container(render).resources.limits.memory = "768Mi";
+  assert.deepEqual(problems(render, true), []);
+});
+
+test("dev renders may use non-release tags, releases may not", () => {
+  const render = goodRender();
+  container(render).image = "registry.example.invalid/payments/api:1.0.0-SNAPSHOT";
+  assert.deepEqual(problems(render, false), []);
+  assert.equal(problems(render, true).length, 1);
+});
+
+test("the command exits 1 on a bad render file and 0 on a good one", () => {
+  const dir = mkdtempSync(join(tmpdir(), "policy-"));
+  const write = (name, render) => {
+    const file = join(dir, name);
+    writeFileSync(file, render.map((o) => stringify(o)).join("---\n"));
+    return file;
+  };
+  const script = new URL("./policy.mjs", import.meta.url).pathname;
+  const good = write("good.yaml", goodRender());
+  execFileSync("node", [script, "--release", good], { stdio: "pipe" });
+  const badRender = goodRender();
+  container(badRender).image = "registry.example.invalid/payments/api:latest";
+  const bad = write("bad.yaml", badRender);
+  assert.throws(() => execFileSync("node", [script, "--release", bad], { stdio: "pipe" }), (e) => e.status === 1);
+});

@@ -1,0 +1,93 @@
+package com.payments.api.rest;
+
+import com.payments.api.config.ApiConfig;
+import io.quarkus.vertx.http.ManagementInterface;
+import io.smallrye.common.vertx.ContextLocals;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Serves the operator API ({@code /v1/admin/*}) and the operator console ({@code /console/*}) on the management
+ * interface. Quarkus' management router serves only extension endpoints (health, metrics, OpenAPI), so a request for
+ * an operator path that arrives there is handed to the main router, where the JAX-RS resources and the console live.
+ * With {@code payments.admin.management-only=true} the main router answers 404 to an operator path unless the request
+ * came that way, so the merchant port serves only the merchant API and the PSP webhook.
+ *
+ * <p>On the management port the body of an operator request is read first (at most {@link #MAX_BODY_BYTES}), then
+ * the same routing context continues through the main router's routes ({@code Router.handleContext}), where the
+ * resources read the body already there. The request's own (duplicated) Vert.x context carries a mark of that
+ * hand-over; a request that reached the merchant port has a context of its own without it.
+ */
+@ApplicationScoped
+public class OperatorRoutes {
+    static final String[] OPERATOR_PREFIXES = {"/v1/admin", "/console"};
+    private static final String VIA_MANAGEMENT = "payments.via-management-interface";
+    /** Largest operator request body (the same hard cap as the merchant port's quarkus.http.limits.max-body-size). */
+    static final long MAX_BODY_BYTES = 64 * 1024;
+
+    private static final Buffer NOT_FOUND = Buffer.buffer(
+            "{\"type\":\"https://docs.payments.example/problems/not_found\",\"title\":\"Not found\",\"status\":404,"
+                    + "\"detail\":\"No such resource\",\"code\":\"not_found\"}",
+            StandardCharsets.UTF_8.name());
+
+    private final boolean managementOnly;
+    private volatile Router main;
+
+    public OperatorRoutes(ApiConfig config) {
+        this.managementOnly = config.admin().managementOnly();
+    }
+
+    void onMainRouter(@Observes Router router) {
+        this.main = router;
+        if (managementOnly) {
+            router.route().order(Integer.MIN_VALUE).handler(this::refuseUnlessViaManagement);
+        }
+    }
+
+    void onManagementRouter(@Observes ManagementInterface management) {
+        BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
+        Router router = management.router();
+        router.route().order(Integer.MIN_VALUE).handler(rc -> {
+            if (main == null || !isOperatorPath(rc.normalizedPath())) {
+                rc.next();
+                return;
+            }
+            ContextLocals.put(VIA_MANAGEMENT, Boolean.TRUE);
+            body.handle(rc); // next() once the body is read
+        });
+        router.route().order(Integer.MIN_VALUE + 1).handler(rc -> {
+            if (main == null || !isOperatorPath(rc.normalizedPath())) {
+                rc.next();
+                return;
+            }
+            main.handleContext(rc);
+        });
+    }
+
+    private void refuseUnlessViaManagement(RoutingContext rc) {
+        if (!isOperatorPath(rc.normalizedPath())
+                || Boolean.TRUE.equals(ContextLocals.get(VIA_MANAGEMENT).orElse(null))) {
+            rc.next();
+            return;
+        }
+        rc.response()
+                .setStatusCode(404)
+                .putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
+                .end(NOT_FOUND.copy());
+    }
+
+    static boolean isOperatorPath(String path) {
+        for (String prefix : OPERATOR_PREFIXES) {
+            if (path.equals(prefix) || path.startsWith(prefix + "/")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

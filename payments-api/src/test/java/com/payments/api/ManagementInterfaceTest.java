@@ -1,0 +1,101 @@
+package com.payments.api;
+
+import static com.payments.api.TestSupport.ADMIN;
+import static com.payments.api.TestSupport.KEY_A;
+import static com.payments.api.TestSupport.management;
+import static com.payments.api.TestSupport.merchant;
+import static com.payments.api.TestSupport.unique;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.infra.PostgresTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.specification.RequestSpecification;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With {@code payments.admin.management-only=true} (as the Kubernetes manifests run it) the merchant port serves only
+ * the merchant API and the webhook: health, metrics, OpenAPI and the operator API answer 404 there and are served on
+ * the management port, which in turn serves no merchant API.
+ */
+@QuarkusTest
+@TestProfile(ManagementInterfaceTest.ManagementOnly.class)
+@QuarkusTestResource(PostgresTestResource.class)
+class ManagementInterfaceTest {
+    static final List<String> EXTENSION_PATHS =
+            List.of("/q/health/ready", "/q/health/live", "/q/health/started", "/q/metrics", "/q/openapi");
+
+    public static class ManagementOnly implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("payments.admin.management-only", "true");
+        }
+    }
+
+    @Test
+    void extensionEndpointsAreOnlyOnTheManagementPort() {
+        for (String path : List.of(EXTENSION_PATHS, List.of("/q/swagger-ui/")).stream()
+                .flatMap(List::stream)
+                .toList()) {
+            management().get(path).then().statusCode(200);
+            given().get(path).then().statusCode(404);
+        }
+    }
+
+    @Test
+    void operatorApiIsOnlyOnTheManagementPort() {
+        String name = unique("mgmt");
+        var created = createMerchant(management(), name).then().statusCode(201).extract();
+        String merchantId = created.path("merchantId");
+        merchant(created.path("apiKey")).get("/v1/payments?orderId=any").then().statusCode(200);
+        admin(management())
+                .post("/v1/admin/merchants/" + merchantId + "/keys")
+                .then()
+                .statusCode(201);
+        admin(management()).get("/v1/admin/operations").then().statusCode(200);
+
+        createMerchant(given(), unique("refused"))
+                .then()
+                .statusCode(404)
+                .contentType("application/problem+json")
+                .body("code", org.hamcrest.Matchers.is("not_found"));
+        for (String path : List.of(
+                "/v1/admin/merchants/" + merchantId + "/keys",
+                "/v1/admin/operations",
+                "//v1/admin/operations",
+                "/v1/./admin/operations",
+                "/v1/admin",
+                "/console",
+                "/console/payments")) {
+            int status = admin(given()).post(path).then().extract().statusCode();
+            assertThat(status).as(path).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void merchantApiIsOnlyOnTheMerchantPort() {
+        merchant(KEY_A).get("/v1/payments?orderId=any").then().statusCode(200);
+        management()
+                .header("Authorization", "Bearer " + KEY_A)
+                .get("/v1/payments?orderId=any")
+                .then()
+                .statusCode(404);
+    }
+
+    static io.restassured.response.Response createMerchant(RequestSpecification on, String name) {
+        return admin(on)
+                .contentType(ContentType.JSON)
+                .body("{\"name\":\"" + name + "\"}")
+                .post("/v1/admin/merchants");
+    }
+
+    static RequestSpecification admin(RequestSpecification on) {
+        return on.header("Authorization", "Bearer " + ADMIN);
+    }
+}
