@@ -6,11 +6,13 @@ import com.payments.refunds.client.PspConcurrencyLimit;
 import com.payments.refunds.config.RefundsConfig;
 import com.payments.refunds.service.InvalidCommandException;
 import com.payments.refunds.service.RefundExecutionService;
+import com.payments.refunds.service.RefundsMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -29,14 +31,17 @@ public class RefundCommandConsumer {
     private final ObjectMapper mapper;
     private final RefundsConfig.Processing processing;
     private final KeyedLanes lanes;
+    private final RefundsMetrics metrics;
 
     public RefundCommandConsumer(
             RefundExecutionService service,
             ObjectMapper mapper,
             RefundsConfig config,
             PspConcurrencyLimit pspLimit,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            RefundsMetrics metrics) {
         this.service = service;
+        this.metrics = metrics;
         this.mapper = mapper;
         this.processing = config.processing();
         this.lanes = new KeyedLanes(() -> 2 * pspLimit.limit());
@@ -53,8 +58,13 @@ public class RefundCommandConsumer {
                 .orElse(null);
         return lanes.submit(key, () -> process(message.getPayload())
                 .onItemOrFailure()
-                .transformToUni((ignored, failure) ->
-                        Uni.createFrom().completionStage(failure == null ? message.ack() : message.nack(failure))));
+                .transformToUni((ignored, failure) -> Uni.createFrom()
+                        .completionStage(failure == null ? message.ack() : deadLetter(message, failure))));
+    }
+
+    private CompletionStage<Void> deadLetter(Message<String> message, Throwable failure) {
+        metrics.deadLettered(failure instanceof InvalidCommandException ? "invalid_command" : "failed");
+        return message.nack(failure);
     }
 
     private Uni<Void> process(String value) {
