@@ -7,6 +7,8 @@
 #   ./local-stack.sh recon [ARGS]  run the reconciler once against the running stack (see docs/reconciler.md)
 #   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
+#   PROMETHEUS=1 ./local-stack.sh also start Prometheus (Debian package `prometheus`) on PROMETHEUS_PORT (9090),
+#                scraping every service with the alerts of k8s/monitoring/prometheus-rule.yaml (needs node/npm)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -17,6 +19,7 @@ API_PORT=${API_PORT:-8080}
 RELAY_PORT=${RELAY_PORT:-8081}
 WORKER_PORT=${WORKER_PORT:-8082}
 PSP_PORT=${PSP_PORT:-8089}
+PROMETHEUS_PORT=${PROMETHEUS_PORT:-9090}
 WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
 ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-dev-operator-token}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
@@ -52,8 +55,14 @@ if [[ "${1:-}" == "recon" ]]; then
   exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
 fi
 
-for port in "$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT"; do
-  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT or PSP_PORT to move a service)"
+ports=("$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT")
+if [[ -n "${PROMETHEUS:-}" ]]; then
+  command -v prometheus >/dev/null || die "PROMETHEUS=1 needs prometheus (apt-get install prometheus)"
+  command -v node >/dev/null || die "PROMETHEUS=1 needs node/npm (it renders k8s/monitoring/prometheus-rule.yaml)"
+  ports+=("$PROMETHEUS_PORT")
+fi
+for port in "${ports[@]}"; do
+  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, PSP_PORT or PROMETHEUS_PORT to move a service)"
 done
 
 mkdir -p "$LOGS"
@@ -125,13 +134,40 @@ start payments-api "$API_PORT" /q/health/ready -jar "$(jar payments-api)"
 start outbox-relay "$RELAY_PORT" /q/health/ready -jar "$(jar outbox-relay)"
 start refunds-worker "$WORKER_PORT" /q/health/ready -jar "$(jar refunds-worker)"
 
+# Prometheus with the same alerts as the cluster's PrometheusRule; job names are the services' (as the ServiceMonitors').
+prometheus_info=""
+if [[ -n "${PROMETHEUS:-}" ]]; then
+  mkdir -p "$STATE/prometheus"
+  [[ -d k8s/validate/node_modules/yaml ]] ||
+    (cd k8s/validate && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  node k8s/validate/monitoring.mjs rules k8s/monitoring/prometheus-rule.yaml >"$STATE/prometheus/rules.yaml"
+  cat >"$STATE/prometheus/prometheus.yml" <<PROM
+global:
+  scrape_interval: 5s
+  evaluation_interval: 5s
+rule_files: [rules.yaml]
+scrape_configs:
+  - {job_name: payments-api, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$API_PORT']}]}
+  - {job_name: outbox-relay, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$RELAY_PORT']}]}
+  - {job_name: refunds-worker, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$WORKER_PORT']}]}
+PROM
+  rm -rf "$STATE/prometheus/data"
+  prometheus --config.file="$STATE/prometheus/prometheus.yml" --storage.tsdb.path="$STATE/prometheus/data" \
+    --web.listen-address="127.0.0.1:$PROMETHEUS_PORT" >"$LOGS/prometheus.log" 2>&1 &
+  PIDS+=($!)
+  wait_ready prometheus "http://127.0.0.1:$PROMETHEUS_PORT/-/ready" "$!" "$LOGS/prometheus.log"
+  log "prometheus ready on http://127.0.0.1:$PROMETHEUS_PORT"
+  prometheus_info="
+  Prometheus       http://127.0.0.1:$PROMETHEUS_PORT  (alerts: /alerts, targets: /targets)"
+fi
+
 cat <<INFO
 
 The payments platform is running. Ctrl-C stops it.
 
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
   Swagger UI       http://127.0.0.1:$API_PORT/q/swagger-ui
-  Metrics          http://127.0.0.1:$API_PORT/q/metrics  (relay :$RELAY_PORT, worker :$WORKER_PORT)
+  Metrics          http://127.0.0.1:$API_PORT/q/metrics  (relay :$RELAY_PORT, worker :$WORKER_PORT)$prometheus_info
   PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})
   PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (user $PAYMENTS_PG_USER)
   Kafka            $PAYMENTS_KAFKA_BOOTSTRAP_SERVERS

@@ -10,7 +10,9 @@
 #   k8s/monitoring/check.sh metrics  every metric the rules and the dashboard read must be exported by the running
 #                                    services: scrapes PAYMENTS_API_METRICS_URL, OUTBOX_RELAY_METRICS_URL and
 #                                    REFUNDS_WORKER_METRICS_URL (defaults: the local stack's ports) until all are
-#                                    there or METRICS_WAIT seconds (120) passed, then names the missing ones.
+#                                    there or METRICS_WAIT seconds (120) passed, then names the missing ones. With
+#                                    PROMETHEUS_URL (local-stack.sh PROMETHEUS=1) it also requires that Prometheus
+#                                    scrapes the three services (targets up) and has loaded every alert.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -87,7 +89,7 @@ metrics() {
   while true; do
     if scrape >"$work/scraped.txt" && node "$helper" missing "$work/used.txt" "$work/scraped.txt" >"$work/missing.txt"; then
       echo "all $(wc -l <"$work/used.txt") metrics of the rules and the dashboard are exported"
-      return 0
+      break
     fi
     if ((SECONDS >= deadline)); then
       echo "check.sh: metrics used by the rules or the dashboard but exported by no service:" >&2
@@ -96,6 +98,23 @@ metrics() {
       return 1
     fi
     sleep 5
+  done
+  [[ -n "${PROMETHEUS_URL:-}" ]] || return 0
+  local alerts up loaded
+  alerts="$(node "$helper" alerts "$work/rules.yaml" | wc -l)"
+  deadline=$((SECONDS + 60))
+  while true; do
+    up="$(curl -fsS "$PROMETHEUS_URL/api/v1/targets?state=active" | grep -o '"health":"up"' | wc -l)" || up=0
+    loaded="$(curl -fsS "$PROMETHEUS_URL/api/v1/rules?type=alert" | grep -o '"type":"alerting"' | wc -l)" || loaded=0
+    if ((up == 3 && loaded == alerts)); then
+      echo "Prometheus at $PROMETHEUS_URL: 3 targets up, $loaded alerts loaded"
+      return 0
+    fi
+    if ((SECONDS >= deadline)); then
+      echo "check.sh: Prometheus at $PROMETHEUS_URL: $up of 3 targets up, $loaded of $alerts alerts loaded" >&2
+      return 1
+    fi
+    sleep 2
   done
 }
 
