@@ -8,6 +8,8 @@
 #   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
 # .local/ready exists while everything is up (scripts wait for it); .local/env holds the services' settings.
+#   PROMETHEUS=1 ./local-stack.sh also start Prometheus (Debian package `prometheus`) on PROMETHEUS_PORT (9090),
+#                scraping every service with the alerts of k8s/monitoring/prometheus-rule.yaml (needs node/npm)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -22,6 +24,7 @@ PSP_PORT=${PSP_PORT:-8089}
 API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-9000}
 RELAY_MANAGEMENT_PORT=${RELAY_MANAGEMENT_PORT:-9001}
 WORKER_MANAGEMENT_PORT=${WORKER_MANAGEMENT_PORT:-9002}
+PROMETHEUS_PORT=${PROMETHEUS_PORT:-9090}
 WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
 ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-dev-operator-token}
 # shellcheck source=scripts/lib.sh
@@ -49,9 +52,15 @@ if [[ "${1:-}" == "recon" ]]; then
   exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
 fi
 
-for port in "$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT" "$API_MANAGEMENT_PORT" "$RELAY_MANAGEMENT_PORT" \
-  "$WORKER_MANAGEMENT_PORT"; do
-  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, PSP_PORT or *_MANAGEMENT_PORT to move a service)"
+ports=("$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT" "$API_MANAGEMENT_PORT" "$RELAY_MANAGEMENT_PORT"
+  "$WORKER_MANAGEMENT_PORT")
+if [[ -n "${PROMETHEUS:-}" ]]; then
+  command -v prometheus >/dev/null || die "PROMETHEUS=1 needs prometheus (apt-get install prometheus)"
+  command -v node >/dev/null || die "PROMETHEUS=1 needs node/npm (it renders k8s/monitoring/prometheus-rule.yaml)"
+  ports+=("$PROMETHEUS_PORT")
+fi
+for port in "${ports[@]}"; do
+  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, PSP_PORT, *_MANAGEMENT_PORT or PROMETHEUS_PORT to move a service)"
 done
 
 mkdir -p "$LOGS"
@@ -128,6 +137,33 @@ start outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT" -Dquarkus.management.p
 start refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT" -Dquarkus.management.port="$WORKER_MANAGEMENT_PORT" \
   -jar "$(jar refunds-worker)"
 
+# Prometheus with the same alerts as the cluster's PrometheusRule; job names are the services' (as the ServiceMonitors').
+prometheus_info=""
+if [[ -n "${PROMETHEUS:-}" ]]; then
+  mkdir -p "$STATE/prometheus"
+  [[ -d k8s/validate/node_modules/yaml ]] ||
+    (cd k8s/validate && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  node k8s/validate/monitoring.mjs rules k8s/monitoring/prometheus-rule.yaml >"$STATE/prometheus/rules.yaml"
+  cat >"$STATE/prometheus/prometheus.yml" <<PROM
+global:
+  scrape_interval: 5s
+  evaluation_interval: 5s
+rule_files: [rules.yaml]
+scrape_configs:
+  - {job_name: payments-api, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$API_MANAGEMENT_PORT']}]}
+  - {job_name: outbox-relay, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$RELAY_MANAGEMENT_PORT']}]}
+  - {job_name: refunds-worker, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$WORKER_MANAGEMENT_PORT']}]}
+PROM
+  rm -rf "$STATE/prometheus/data"
+  prometheus --config.file="$STATE/prometheus/prometheus.yml" --storage.tsdb.path="$STATE/prometheus/data" \
+    --web.listen-address="127.0.0.1:$PROMETHEUS_PORT" >"$LOGS/prometheus.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "http://127.0.0.1:$PROMETHEUS_PORT/-/ready" 120 "$!" "$LOGS/prometheus.log" || die "prometheus did not start"
+  log "prometheus ready on http://127.0.0.1:$PROMETHEUS_PORT"
+  prometheus_info="
+  Prometheus       http://127.0.0.1:$PROMETHEUS_PORT  (alerts: /alerts, targets: /targets)"
+fi
+
 cat <<INFO
 
 The payments platform is running. Ctrl-C stops it.
@@ -135,7 +171,7 @@ The payments platform is running. Ctrl-C stops it.
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
   Operator API     http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin  (also on :$API_PORT locally; docs/deployment.md)
   Swagger UI       http://127.0.0.1:$API_MANAGEMENT_PORT/q/swagger-ui
-  Metrics          http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics  (relay :$RELAY_MANAGEMENT_PORT, worker :$WORKER_MANAGEMENT_PORT)
+  Metrics          http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics  (relay :$RELAY_MANAGEMENT_PORT, worker :$WORKER_MANAGEMENT_PORT)$prometheus_info
   PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})
   PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (services log in as $PAYMENTS_PG_APP_USER, owner $PAYMENTS_PG_USER)
   Kafka            $PAYMENTS_KAFKA_BOOTSTRAP_SERVERS

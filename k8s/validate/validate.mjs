@@ -1,7 +1,8 @@
 // Validates rendered Kubernetes manifests offline against the Kubernetes OpenAPI schemas of kubernetes-models.
 // Usage: node validate.mjs FILE... (each a multi-document YAML, e.g. the output of `kubectl kustomize`).
-// Kubernetes kinds must validate; custom resources of Strimzi and CloudNativePG (no schema package) are checked
-// only for apiVersion, kind, metadata.name and a spec; any other unknown kind fails.
+// Kubernetes kinds must validate; custom resources of Strimzi, CloudNativePG and the Prometheus Operator (no schema
+// package; k8s/monitoring/check.sh tests the rules) are checked only for apiVersion, kind, metadata.name and a spec;
+// any other unknown kind fails.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 
@@ -11,6 +12,8 @@ const CUSTOM_RESOURCES = new Set([
   "kafka.strimzi.io/v1beta2/KafkaTopic",
   "kafka.strimzi.io/v1beta2/KafkaUser",
   "postgresql.cnpg.io/v1/Cluster",
+  "monitoring.coreos.com/v1/ServiceMonitor",
+  "monitoring.coreos.com/v1/PrometheusRule",
 ]);
 
 async function modelFor(apiVersion, kind) {

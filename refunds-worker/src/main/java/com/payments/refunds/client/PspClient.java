@@ -3,12 +3,14 @@ package com.payments.refunds.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.psp.PspConcurrencyLimit;
+import com.payments.refunds.service.RefundsMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Timeout;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
@@ -29,26 +31,65 @@ public class PspClient {
     private final PspRefundsApi api;
     private final ObjectMapper mapper;
     private final PspConcurrencyLimit limit;
+    private final RefundsMetrics metrics;
 
-    public PspClient(@RestClient PspRefundsApi api, ObjectMapper mapper, PspConcurrencyLimit limit) {
+    public PspClient(
+            @RestClient PspRefundsApi api, ObjectMapper mapper, PspConcurrencyLimit limit, RefundsMetrics metrics) {
         this.api = api;
         this.mapper = mapper;
         this.limit = limit;
+        this.metrics = metrics;
     }
 
     @Timeout(5000)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10_000, successThreshold = 2)
     public Uni<PspOutcome> refund(UUID refundId, String chargeReference, long amount) {
         String reference = refundId.toString();
-        return limit.run(() ->
-                        answer(api.create(reference, new PspRefundsApi.RefundBody(reference, chargeReference, amount))))
-                .map(response -> interpret(response, false));
+        return call(
+                "refund",
+                () -> api.create(reference, new PspRefundsApi.RefundBody(reference, chargeReference, amount)));
     }
 
     @Timeout(5000)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10_000, successThreshold = 2)
     public Uni<PspOutcome> lookup(UUID refundId) {
-        return limit.run(() -> answer(api.byReference(refundId.toString()))).map(response -> interpret(response, true));
+        return call("lookup", () -> api.byReference(refundId.toString()));
+    }
+
+    /**
+     * One HTTP call under the concurrency limit, interpreted; its latency (from the request's start, not counting
+     * the wait for a permit) goes to {@code refunds_psp_latency_seconds{call,outcome}}. A call cut by the timeout is
+     * cancelled and counts as {@code error}, like any call without an answer.
+     */
+    private Uni<PspOutcome> call(String call, Supplier<Uni<Response>> request) {
+        long[] started = {0};
+        return limit.run(() -> {
+                    started[0] = System.nanoTime();
+                    return answer(request.get());
+                })
+                .map(response -> interpret(response, call.equals("lookup")))
+                .onTermination()
+                .invoke((outcome, failure, cancelled) -> {
+                    if (started[0] != 0) {
+                        metrics.pspLatency(call, outcomeLabel(outcome), System.nanoTime() - started[0]);
+                    }
+                });
+    }
+
+    private static String outcomeLabel(PspOutcome outcome) {
+        if (outcome instanceof PspOutcome.Succeeded) {
+            return "succeeded";
+        }
+        if (outcome instanceof PspOutcome.Failed) {
+            return "failed";
+        }
+        if (outcome instanceof PspOutcome.Rejected) {
+            return "rejected";
+        }
+        if (outcome instanceof PspOutcome.NotFound) {
+            return "not_found";
+        }
+        return "error";
     }
 
     /** The HTTP answer whatever its status, should a default exception mapper turn a 4xx/5xx into an exception. */

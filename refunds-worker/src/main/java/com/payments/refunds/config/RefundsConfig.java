@@ -27,6 +27,18 @@ public interface RefundsConfig {
     /** The adaptive limit of concurrent PSP calls; the refund-commands consumer's records in flight follow it. */
     PspLimit pspLimit();
 
+    /** The gauges read from PostgreSQL and the broker (pending refunds, dead-letter topic). */
+    Metrics metrics();
+
+    interface Metrics {
+        /**
+         * Period of the refresh on each instance (a Quarkus scheduler {@code every} value; {@code off} disables it):
+         * one indexed query over the PENDING refunds and one offsets request for the dead-letter topic.
+         */
+        @WithDefault("30s")
+        String every();
+    }
+
     interface PspLimit {
         /** Limit at start, before any round trip was measured. */
         @WithDefault("20")

@@ -6,6 +6,7 @@ import com.payments.psp.PspConcurrencyLimit;
 import com.payments.refunds.config.RefundsConfig;
 import com.payments.refunds.service.InvalidCommandException;
 import com.payments.refunds.service.RefundExecutionService;
+import com.payments.refunds.service.RefundsMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -36,14 +38,17 @@ public class RefundCommandConsumer {
     private final ObjectMapper mapper;
     private final RefundsConfig.Processing processing;
     private final KeyedLanes lanes;
+    private final RefundsMetrics metrics;
 
     public RefundCommandConsumer(
             RefundExecutionService service,
             ObjectMapper mapper,
             RefundsConfig config,
             PspConcurrencyLimit pspLimit,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            RefundsMetrics metrics) {
         this.service = service;
+        this.metrics = metrics;
         this.mapper = mapper;
         this.processing = config.processing();
         this.lanes = new KeyedLanes(() -> 2 * pspLimit.limit());
@@ -61,8 +66,13 @@ public class RefundCommandConsumer {
         Map<String, String> trace = metadata == null ? Map.of() : traceHeaders(metadata.getHeaders());
         return lanes.submit(key, () -> process(message.getPayload(), trace)
                 .onItemOrFailure()
-                .transformToUni((ignored, failure) ->
-                        Uni.createFrom().completionStage(failure == null ? message.ack() : message.nack(failure))));
+                .transformToUni((ignored, failure) -> Uni.createFrom()
+                        .completionStage(failure == null ? message.ack() : deadLetter(message, failure))));
+    }
+
+    private CompletionStage<Void> deadLetter(Message<String> message, Throwable failure) {
+        metrics.deadLettered(failure instanceof InvalidCommandException ? "invalid_command" : "failed");
+        return message.nack(failure);
     }
 
     /**

@@ -19,6 +19,23 @@ public class RefundRepository {
     /** Whether a rescheduled refund is past its escalation deadline. */
     public record Rescheduled(int attempts, boolean overdue) {}
 
+    /** PENDING refunds: how many, and the oldest one's age in whole seconds (0 when none). */
+    public record PendingSnapshot(long count, long oldestSeconds) {}
+
+    /** One statement over the PENDING rows only (the partial index {@code refunds_pending}). */
+    public Uni<PendingSnapshot> pendingSnapshot(SqlClient client) {
+        return client.query(
+                        """
+                        SELECT count(*) AS pending,
+                               COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::bigint AS oldest
+                          FROM refunds WHERE status = 'PENDING'""")
+                .execute()
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return new PendingSnapshot(row.getLong("pending"), row.getLong("oldest"));
+                });
+    }
+
     /** The refund with its payment's PSP charge, or null. */
     public Uni<Refund> find(SqlClient client, UUID refundId) {
         return client.preparedQuery(

@@ -47,6 +47,7 @@ public class RefundExecutionService {
     private final ConsumedEventRepository consumed;
     private final OperationsQueueRepository operations;
     private final RefundsConfig config;
+    private final RefundsMetrics metrics;
 
     public RefundExecutionService(
             Pool pool,
@@ -56,7 +57,8 @@ public class RefundExecutionService {
             OutboxRepository outbox,
             ConsumedEventRepository consumed,
             OperationsQueueRepository operations,
-            RefundsConfig config) {
+            RefundsConfig config,
+            RefundsMetrics metrics) {
         this.pool = pool;
         this.psp = psp;
         this.refunds = refunds;
@@ -65,6 +67,7 @@ public class RefundExecutionService {
         this.consumed = consumed;
         this.operations = operations;
         this.config = config;
+        this.metrics = metrics;
     }
 
     /**
@@ -173,40 +176,56 @@ public class RefundExecutionService {
         return null;
     }
 
-    /** The outcome transaction; {@code eventId} (null for the sync) is recorded as consumed in it. */
+    /**
+     * The outcome transaction; {@code eventId} (null for the sync) is recorded as consumed in it. Once it committed,
+     * the outcome it applied is counted ({@link RefundsMetrics#outcome}). {@code traceHeaders} go with the outcome's
+     * event.
+     */
     private Uni<Void> apply(Refund refund, Result result, UUID eventId, Map<String, String> traceHeaders) {
-        return pool.withTransaction(conn -> {
-            Uni<Boolean> fresh = eventId == null
-                    ? Uni.createFrom().item(true)
-                    : consumed.record(conn, config.consumerName(), eventId);
-            return fresh.flatMap(first -> {
-                if (!first) {
-                    Log.infof("refund %s: command %s was applied concurrently", refund.id(), eventId);
-                    return Uni.createFrom().voidItem();
-                }
-                if (result.outcome() == null) {
-                    return reschedule(conn, refund, result.unknownReason(), null);
-                }
-                PspOutcome outcome = result.outcome();
-                if (outcome instanceof PspOutcome.Succeeded s) {
-                    return succeed(conn, refund, s.pspReference(), traceHeaders);
-                }
-                if (outcome instanceof PspOutcome.Failed f) {
-                    return fail(conn, refund, f.failureCode(), traceHeaders);
-                }
-                if (outcome instanceof PspOutcome.Rejected r) {
-                    return reschedule(conn, refund, "PSP rejected the refund: HTTP " + r.status() + " " + r.code(), r);
-                }
-                return reschedule(conn, refund, "PSP does not know the refund", null);
-            });
-        });
+        return pool.<String>withTransaction(conn -> {
+                    Uni<Boolean> fresh = eventId == null
+                            ? Uni.createFrom().item(true)
+                            : consumed.record(conn, config.consumerName(), eventId);
+                    return fresh.flatMap(first -> {
+                        if (!first) {
+                            Log.infof("refund %s: command %s was applied concurrently", refund.id(), eventId);
+                            return Uni.createFrom().nullItem();
+                        }
+                        if (result.outcome() == null) {
+                            return reschedule(conn, refund, "unknown", result.unknownReason(), null);
+                        }
+                        PspOutcome outcome = result.outcome();
+                        if (outcome instanceof PspOutcome.Succeeded s) {
+                            return succeed(conn, refund, s.pspReference(), traceHeaders);
+                        }
+                        if (outcome instanceof PspOutcome.Failed f) {
+                            return fail(conn, refund, f.failureCode(), traceHeaders);
+                        }
+                        if (outcome instanceof PspOutcome.Rejected r) {
+                            return reschedule(
+                                    conn,
+                                    refund,
+                                    "rejected",
+                                    "PSP rejected the refund: HTTP " + r.status() + " " + r.code(),
+                                    r);
+                        }
+                        return reschedule(conn, refund, "not_found", "PSP does not know the refund", null);
+                    });
+                })
+                .invoke(outcome -> {
+                    if (outcome != null) {
+                        metrics.outcome(outcome);
+                    }
+                })
+                .replaceWithVoid();
     }
 
-    private Uni<Void> succeed(SqlClient conn, Refund refund, String pspReference, Map<String, String> traceHeaders) {
+    private Uni<String> succeed(
+            SqlClient conn, Refund refund, String pspReference, Map<String, String> traceHeaders) {
         return refunds.succeed(conn, refund.id(), pspReference).flatMap(changed -> {
             if (!changed) {
                 Log.infof("refund %s: already final, PSP success (%s) not applied again", refund.id(), pspReference);
-                return Uni.createFrom().voidItem();
+                return Uni.createFrom().nullItem();
             }
             Log.infof("refund %s PENDING -> SUCCEEDED (attempt %d, %s)", refund.id(), refund.attempts(), pspReference);
             return ledger.bookRefund(conn, refund)
@@ -221,15 +240,16 @@ public class RefundExecutionService {
                                     refund.amount(),
                                     refund.currency(),
                                     pspReference),
-                            traceHeaders));
+                            traceHeaders))
+                    .replaceWith("succeeded");
         });
     }
 
-    private Uni<Void> fail(SqlClient conn, Refund refund, String failureCode, Map<String, String> traceHeaders) {
+    private Uni<String> fail(SqlClient conn, Refund refund, String failureCode, Map<String, String> traceHeaders) {
         return refunds.fail(conn, refund.id(), failureCode).flatMap(changed -> {
             if (!changed) {
                 Log.infof("refund %s: already final, PSP decline not applied again", refund.id());
-                return Uni.createFrom().voidItem();
+                return Uni.createFrom().nullItem();
             }
             Log.infof("refund %s PENDING -> FAILED (attempt %d, %s)", refund.id(), refund.attempts(), failureCode);
             return refunds.releaseReservation(conn, refund.paymentId(), refund.amount())
@@ -244,7 +264,8 @@ public class RefundExecutionService {
                                     refund.amount(),
                                     refund.currency(),
                                     failureCode),
-                            traceHeaders));
+                            traceHeaders))
+                    .replaceWith("failed");
         });
     }
 
@@ -253,14 +274,18 @@ public class RefundExecutionService {
         return operations.resolveRefund(conn, refund.id(), STUCK_REASONS, "refunds-worker: " + status);
     }
 
-    /** Unknown or rejected: the refund stays PENDING with its reservation; the sync tries again later. */
-    private Uni<Void> reschedule(SqlClient conn, Refund refund, String reason, PspOutcome.Rejected rejected) {
+    /**
+     * Unknown or rejected: the refund stays PENDING with its reservation; the sync tries again later. Returns
+     * {@code outcome} once rescheduled, null when the refund was no longer PENDING.
+     */
+    private Uni<String> reschedule(
+            SqlClient conn, Refund refund, String outcome, String reason, PspOutcome.Rejected rejected) {
         RefundsConfig.Retry retry = config.retry();
         return refunds.reschedule(
                         conn, refund.id(), reason, retry.initialBackoff(), retry.maxBackoff(), retry.escalateAfter())
                 .flatMap(rescheduled -> {
                     if (rescheduled == null) {
-                        return Uni.createFrom().voidItem();
+                        return Uni.createFrom().<String>nullItem();
                     }
                     Log.warnf(
                             "refund %s PENDING -> PENDING (attempt %d): %s",
@@ -274,7 +299,7 @@ public class RefundExecutionService {
                     if (rejected != null) {
                         return operations
                                 .escalateRefund(conn, refund.id(), REASON_REJECTED, details)
-                                .replaceWithVoid();
+                                .replaceWith(outcome);
                     }
                     if (rescheduled.overdue()) {
                         return operations
@@ -284,9 +309,9 @@ public class RefundExecutionService {
                                         Log.errorf("refund %s still PENDING at its deadline: escalated", refund.id());
                                     }
                                 })
-                                .replaceWithVoid();
+                                .replaceWith(outcome);
                     }
-                    return Uni.createFrom().voidItem();
+                    return Uni.createFrom().item(outcome);
                 });
     }
 

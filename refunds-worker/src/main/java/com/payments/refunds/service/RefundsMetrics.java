@@ -1,0 +1,75 @@
+package com.payments.refunds.service;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Business metrics of refunds-worker (Prometheus names, docs/refunds.md "Metrics"): counters
+ * {@code refunds_outcomes_total{outcome}} and {@code refunds_dead_lettered_total{reason}}, the histogram
+ * {@code refunds_psp_latency_seconds{call,outcome}}, and the gauges {@code refunds_pending},
+ * {@code refunds_pending_oldest_age_seconds} and {@code refunds_dlq_records}, refreshed by {@link RefundsGauges}.
+ */
+@ApplicationScoped
+public class RefundsMetrics {
+    private final MeterRegistry registry;
+    // meters by tag values: looked up once, not built on every refund
+    private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
+    private final Map<String, Counter> deadLettered = new ConcurrentHashMap<>();
+    private final Map<String, Timer> pspLatency = new ConcurrentHashMap<>();
+    private final AtomicLong pending = new AtomicLong();
+    private final AtomicLong oldestPendingSeconds = new AtomicLong();
+    private final AtomicLong dlqRecords = new AtomicLong();
+
+    public RefundsMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder("refunds.pending", pending, AtomicLong::get)
+                .description("Refunds in PENDING")
+                .register(registry);
+        Gauge.builder("refunds.pending.oldest.age.seconds", oldestPendingSeconds, AtomicLong::get)
+                .description("Age of the oldest PENDING refund (0 when none)")
+                .register(registry);
+        Gauge.builder("refunds.dlq.records", dlqRecords, AtomicLong::get)
+                .description("Records in the refund-commands dead-letter topic (end minus start offsets)")
+                .register(registry);
+    }
+
+    /** An outcome transaction committed: succeeded, failed (declined), rejected, not_found or unknown. */
+    public void outcome(String outcome) {
+        outcomes.computeIfAbsent(outcome, o -> registry.counter("refunds.outcomes", "outcome", o))
+                .increment();
+    }
+
+    /** A refund-commands record was nacked to the dead-letter topic; reason: invalid_command or failed. */
+    public void deadLettered(String reason) {
+        deadLettered
+                .computeIfAbsent(reason, r -> registry.counter("refunds.dead.lettered", "reason", r))
+                .increment();
+    }
+
+    /** call: refund or lookup; outcome: succeeded, failed, rejected, not_found, or error (no answer). */
+    public void pspLatency(String call, String outcome, long nanos) {
+        pspLatency
+                .computeIfAbsent(call + ' ' + outcome, k -> Timer.builder("refunds.psp.latency")
+                        .tag("call", call)
+                        .tag("outcome", outcome)
+                        .publishPercentileHistogram()
+                        .register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    void pending(long count, long oldestSeconds) {
+        pending.set(count);
+        oldestPendingSeconds.set(oldestSeconds);
+    }
+
+    void dlqRecords(long records) {
+        dlqRecords.set(records);
+    }
+}
