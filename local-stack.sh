@@ -131,6 +131,7 @@ The payments platform is running. Ctrl-C stops it.
 
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
   Swagger UI       http://127.0.0.1:$API_PORT/q/swagger-ui
+  Operator console http://127.0.0.1:$API_PORT/console  (log in with the operator token below)
   Metrics          http://127.0.0.1:$API_PORT/q/metrics  (relay :$RELAY_PORT, worker :$WORKER_PORT)
   PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})
   PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (user $PAYMENTS_PG_USER)
