@@ -170,6 +170,7 @@ The payments platform is running. Ctrl-C stops it.
 
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
   Operator API     http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin  (also on :$API_PORT locally; docs/deployment.md)
+  Operator console http://127.0.0.1:$API_MANAGEMENT_PORT/console  (log in with the operator token below; also on :$API_PORT locally)
   Swagger UI       http://127.0.0.1:$API_MANAGEMENT_PORT/q/swagger-ui
   Metrics          http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics  (relay :$RELAY_MANAGEMENT_PORT, worker :$WORKER_MANAGEMENT_PORT)$prometheus_info
   PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})

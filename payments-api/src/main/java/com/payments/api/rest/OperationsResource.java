@@ -5,14 +5,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.repository.OperationsRepository;
 import com.payments.api.repository.OperationsRepository.Item;
 import com.payments.api.service.JsonBodies;
+import com.payments.api.service.OperationsService;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
 import java.util.List;
@@ -42,6 +45,8 @@ import org.jboss.resteasy.reactive.RestQuery;
 public class OperationsResource {
     private static final int MAX_LIMIT = 500;
     private static final int MAX_RESOLUTION = 500;
+    /** The audit's "who" for the operator API: one shared token names no person (docs/console.md, OIDC). */
+    static final String OPERATOR_TOKEN = "operator-token";
 
     /** An item; {@code details} is the stored JSON as is (with {@code resolution} once resolved). */
     @RegisterForReflection
@@ -81,11 +86,14 @@ public class OperationsResource {
     private final Pool pool;
     private final OperationsRepository operations;
     private final OperatorAuth operators;
+    private final OperationsService resolutions;
 
-    public OperationsResource(Pool pool, OperationsRepository operations, OperatorAuth operators) {
+    public OperationsResource(
+            Pool pool, OperationsRepository operations, OperatorAuth operators, OperationsService resolutions) {
         this.pool = pool;
         this.operations = operations;
         this.operators = operators;
+        this.resolutions = resolutions;
     }
 
     static final String ITEM_EXAMPLE = "{\"id\":7,\"subjectType\":\"payment\",\"subjectId\":"
@@ -220,6 +228,7 @@ public class OperationsResource {
     @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<ItemView> resolve(
             @RestHeader("Authorization") String authorization,
+            @Context HttpServerRequest http,
             @Parameter(description = "The item's id", schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
                     @RestPath
                     String id,
@@ -228,21 +237,16 @@ public class OperationsResource {
         long itemId = parseId(id);
         ObjectNode json = JsonBodies.parseObject(body, 4096, Set.of("resolution"));
         String resolution = JsonBodies.nonBlankText(json, "resolution", MAX_RESOLUTION, "invalid_resolution");
-        return operations
-                .resolve(pool, itemId, resolution)
-                .flatMap(resolved -> resolved != null
-                        ? Uni.createFrom().item(ItemView.of(resolved))
-                        : operations.find(pool, itemId).map(existing -> {
-                            if (existing == null) {
-                                throw ApiProblem.notFound();
-                            }
-                            throw new ApiProblem(
-                                    409,
-                                    "operations_item_resolved",
-                                    "Already resolved",
-                                    "This operations item is already resolved",
-                                    null);
-                        }));
+        return resolutions
+                .resolve(
+                        itemId,
+                        resolution,
+                        OPERATOR_TOKEN,
+                        "api",
+                        http.remoteAddress() == null
+                                ? null
+                                : http.remoteAddress().hostAddress())
+                .map(ItemView::of);
     }
 
     private static int parseLimit(String limit) {

@@ -1,0 +1,326 @@
+package com.payments.api;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.infra.PostgresTestResource;
+import com.payments.infra.PspSandboxTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator console (docs/console.md) against PostgreSQL: no page without a session, no POST without the session's
+ * CSRF token, resolving writes the item and its audit row in one go, the story shows a payment's records, and a queue
+ * of 10,000 items pages through completely.
+ */
+@QuarkusTest
+@QuarkusTestResource(PostgresTestResource.class)
+@QuarkusTestResource(
+        value = PspSandboxTestResource.class,
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+class ConsoleTest {
+    private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
+    private static final Pattern ITEM_ROW = Pattern.compile("data-item=\"(\\d+)\"");
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    CircuitBreakerMaintenance breakers;
+
+    @ConfigProperty(name = "psp.url")
+    String pspUrl;
+
+    @Test
+    void withoutASessionPagesRedirectToTheLoginAndPostsAre401() {
+        for (String page : List.of("/console", "/console/operations", "/console/recon", "/console/payments?q=x")) {
+            Response r = given().redirects().follow(false).get(page);
+            assertThat(r.statusCode()).as(page).isEqualTo(303);
+            assertThat(r.header("Location")).as(page).endsWith("/console/login");
+        }
+        Response forged = given().redirects()
+                .follow(false)
+                .cookie("console_session", "not-a-session")
+                .get("/console/operations");
+        assertThat(forged.statusCode()).isEqualTo(303);
+
+        long id = open("console-" + UUID.randomUUID());
+        Response post = form().formParam("csrf", "x")
+                .formParam("note", "no session")
+                .post("/console/operations/" + id + "/resolve");
+        assertThat(post.statusCode()).isEqualTo(401);
+        assertThat(status(id)).isEqualTo("OPEN");
+    }
+
+    @Test
+    void loginNeedsTheOperatorTokenAndTheLoginFormsCsrfToken() {
+        Response page = given().get("/console/login");
+        page.then().statusCode(200);
+        assertThat(page.header("Content-Security-Policy"))
+                .contains("default-src 'none'")
+                .doesNotContain("unsafe");
+        String loginCookie = page.cookie("console_login");
+        assertThat(csrfOf(page.asString())).isEqualTo(loginCookie);
+
+        String name = "alice-" + UUID.randomUUID().toString().substring(0, 8);
+        Response noToken = form().cookie("console_login", loginCookie)
+                .formParam("operator", name)
+                .formParam("token", TestSupport.ADMIN)
+                .post("/console/login");
+        assertThat(noToken.statusCode()).isEqualTo(403);
+
+        Response wrong = form().cookie("console_login", loginCookie)
+                .formParam("csrf", loginCookie)
+                .formParam("operator", name)
+                .formParam("token", "not-the-token")
+                .post("/console/login");
+        assertThat(wrong.statusCode()).isEqualTo(401);
+        assertThat(wrong.getCookie("console_session")).isNull();
+        assertThat(auditActions(name)).containsExactly("login_refused");
+
+        Response ok = form().cookie("console_login", loginCookie)
+                .formParam("csrf", loginCookie)
+                .formParam("operator", name)
+                .formParam("token", TestSupport.ADMIN)
+                .post("/console/login");
+        assertThat(ok.statusCode()).isEqualTo(303);
+        String setCookie = ok.headers().getValues("Set-Cookie").stream()
+                .filter(c -> c.startsWith("console_session="))
+                .findFirst()
+                .orElseThrow();
+        assertThat(setCookie).contains("HttpOnly", "SameSite=Strict", "Path=/console");
+        assertThat(auditActions(name)).containsExactly("login_refused", "login");
+        assertThat(given().cookie("console_session", ok.getCookie("console_session"))
+                        .get("/console")
+                        .statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void resolvingNeedsTheCsrfTokenAndWritesTheAuditRow() {
+        String operator = "bob-" + UUID.randomUUID().toString().substring(0, 8);
+        String session = login(operator);
+        String subject = "console-" + UUID.randomUUID();
+        long id = open(subject);
+
+        Response page = given().cookie("console_session", session).get("/console/operations/" + id);
+        page.then().statusCode(200);
+        assertThat(page.asString()).contains(subject, "refund_pending_too_long");
+        String csrf = csrfOf(page.asString());
+
+        Response missing = form().cookie("console_session", session)
+                .formParam("note", "no token")
+                .post("/console/operations/" + id + "/resolve");
+        assertThat(missing.statusCode()).isEqualTo(403);
+        Response wrongToken = form().cookie("console_session", session)
+                .formParam("csrf", csrf.substring(1) + "x")
+                .formParam("note", "wrong token")
+                .post("/console/operations/" + id + "/resolve");
+        assertThat(wrongToken.statusCode()).isEqualTo(403);
+        // A CSRF token of another session does not do either.
+        String otherCsrf = csrfOf(given().cookie("console_session", login("mallory"))
+                .get("/console/operations/" + id)
+                .asString());
+        assertThat(form().cookie("console_session", session)
+                        .formParam("csrf", otherCsrf)
+                        .formParam("note", "other session's token")
+                        .post("/console/operations/" + id + "/resolve")
+                        .statusCode())
+                .isEqualTo(403);
+        assertThat(status(id)).isEqualTo("OPEN");
+        assertThat(auditOf(id)).isEmpty();
+
+        Response resolved = form().cookie("console_session", session)
+                .formParam("csrf", csrf)
+                .formParam("note", "refunded by hand, ticket 7")
+                .post("/console/operations/" + id + "/resolve");
+        assertThat(resolved.statusCode()).isEqualTo(303);
+        assertThat(status(id)).isEqualTo("RESOLVED");
+        assertThat(auditOf(id))
+                .containsExactly(operator + "|console|resolve_operations_item|refunded by hand, ticket 7");
+
+        Response again = form().cookie("console_session", session)
+                .formParam("csrf", csrf)
+                .formParam("note", "twice")
+                .post("/console/operations/" + id + "/resolve");
+        assertThat(again.statusCode()).isEqualTo(409);
+        assertThat(auditOf(id)).hasSize(1);
+
+        // The operator API resolves by the same rule and is audited too (one token: no person's name).
+        long viaApi = open("console-" + UUID.randomUUID());
+        given().header("Authorization", "Bearer " + TestSupport.ADMIN)
+                .contentType(ContentType.JSON)
+                .body("{\"resolution\":\"by the API\"}")
+                .post("/v1/admin/operations/" + viaApi + "/resolve")
+                .then()
+                .statusCode(200);
+        assertThat(auditOf(viaApi)).containsExactly("operator-token|api|resolve_operations_item|by the API");
+
+        Response logout = form().cookie("console_session", session)
+                .formParam("csrf", csrf)
+                .post("/console/logout");
+        assertThat(logout.statusCode()).isEqualTo(303);
+        assertThat(given().redirects()
+                        .follow(false)
+                        .cookie("console_session", session)
+                        .get("/console")
+                        .statusCode())
+                .isEqualTo(303);
+    }
+
+    @Test
+    void aStoryShowsThePaymentsRecords() {
+        TestSupport.warmUp(pspUrl, breakers);
+        String order = TestSupport.unique("story");
+        Response captured = TestSupport.capture(
+                TestSupport.KEY_A, TestSupport.unique("key"), TestSupport.body(order, 1234, "EUR", "tok_visa"));
+        captured.then().statusCode(201);
+        String paymentId = captured.path("id");
+        String session = login("carol");
+
+        Response byOrder = given().redirects()
+                .follow(false)
+                .cookie("console_session", session)
+                .get("/console/payments?q=" + order);
+        assertThat(byOrder.statusCode()).isEqualTo(303);
+        assertThat(byOrder.header("Location")).endsWith("/console/payments/" + paymentId);
+
+        String story = given().cookie("console_session", session)
+                .get("/console/payments/" + paymentId)
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        assertThat(story).contains("CAPTURED", order, "12.34 EUR");
+        assertThat(story)
+                .contains(
+                        "data-source=\"api\"",
+                        "data-source=\"idempotency\"",
+                        "data-source=\"ledger\"",
+                        "data-source=\"outbox\"");
+        assertThat(story).contains("ledger CAPTURE psp_receivable 1234", "ledger CAPTURE merchant_payable -1234");
+    }
+
+    @Test
+    void tenThousandItemsPageThroughCompletely() {
+        String reason = "console_paging_" + UUID.randomUUID().toString().substring(0, 8);
+        pool.preparedQuery(
+                        """
+                        INSERT INTO operations_queue (subject_type, subject_id, reason)
+                        SELECT 'recon', 'item-' || n, $1 FROM generate_series(1, 10000) n""")
+                .execute(Tuple.of(reason))
+                .await()
+                .indefinitely();
+        String session = login("dave");
+        Set<Long> seen = new HashSet<>();
+        List<Integer> pageSizes = new ArrayList<>();
+        String url = "/console/operations?status=OPEN&reason=" + reason;
+        while (url != null) {
+            String html = given().cookie("console_session", session)
+                    .urlEncodingEnabled(false)
+                    .get(url)
+                    .then()
+                    .statusCode(200)
+                    .extract()
+                    .asString();
+            Matcher rows = ITEM_ROW.matcher(html);
+            int n = 0;
+            while (rows.find()) {
+                assertThat(seen.add(Long.parseLong(rows.group(1)))).isTrue();
+                n++;
+            }
+            pageSizes.add(n);
+            Matcher next = Pattern.compile("rel=\"next\" href=\"([^\"]+)\"").matcher(html);
+            url = next.find() ? next.group(1).replace("&amp;", "&") : null;
+        }
+        assertThat(seen).hasSize(10_000);
+        assertThat(pageSizes).hasSize(200).allMatch(n -> n == 50);
+    }
+
+    private String login(String operator) {
+        Response page = given().get("/console/login");
+        String loginCookie = page.cookie("console_login");
+        Response ok = form().cookie("console_login", loginCookie)
+                .formParam("csrf", loginCookie)
+                .formParam("operator", operator)
+                .formParam("token", TestSupport.ADMIN)
+                .post("/console/login");
+        assertThat(ok.statusCode()).isEqualTo(303);
+        return ok.getCookie("console_session");
+    }
+
+    private static RequestSpecification form() {
+        return given().redirects().follow(false).contentType("application/x-www-form-urlencoded");
+    }
+
+    private static String csrfOf(String html) {
+        Matcher m = CSRF.matcher(html);
+        assertThat(m.find()).as("a csrf field in the page").isTrue();
+        return m.group(1);
+    }
+
+    private long open(String subjectId) {
+        return pool.preparedQuery(
+                        """
+                        INSERT INTO operations_queue (subject_type, subject_id, reason, details)
+                        VALUES ('refund', $1, 'refund_pending_too_long', '{"amount": 900}') RETURNING id""")
+                .execute(Tuple.of(subjectId))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getLong("id");
+    }
+
+    private String status(long id) {
+        return pool.preparedQuery("SELECT status FROM operations_queue WHERE id = $1")
+                .execute(Tuple.of(id))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getString("status");
+    }
+
+    private List<String> auditOf(long itemId) {
+        List<String> rows = new ArrayList<>();
+        for (Row r : pool.preparedQuery(
+                        "SELECT operator, channel, action, note FROM operator_audit WHERE subject = $1 ORDER BY id")
+                .execute(Tuple.of("operations_item:" + itemId))
+                .await()
+                .indefinitely()) {
+            rows.add(String.join(
+                    "|", r.getString("operator"), r.getString("channel"), r.getString("action"), r.getString("note")));
+        }
+        return rows;
+    }
+
+    private List<String> auditActions(String operator) {
+        List<String> rows = new ArrayList<>();
+        for (Row r : pool.preparedQuery("SELECT action FROM operator_audit WHERE operator = $1 ORDER BY id")
+                .execute(Tuple.of(operator))
+                .await()
+                .indefinitely()) {
+            rows.add(r.getString("action"));
+        }
+        return rows;
+    }
+}
