@@ -220,8 +220,7 @@ public class RefundExecutionService {
                 .replaceWithVoid();
     }
 
-    private Uni<String> succeed(
-            SqlClient conn, Refund refund, String pspReference, Map<String, String> traceHeaders) {
+    private Uni<String> succeed(SqlClient conn, Refund refund, String pspReference, Map<String, String> traceHeaders) {
         return refunds.succeed(conn, refund.id(), pspReference).flatMap(changed -> {
             if (!changed) {
                 Log.infof("refund %s: already final, PSP success (%s) not applied again", refund.id(), pspReference);
