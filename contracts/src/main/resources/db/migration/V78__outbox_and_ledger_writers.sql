@@ -42,7 +42,9 @@ CREATE FUNCTION book_ledger_transactions(p_kind text, p_debit_account text, p_cr
 DECLARE
     booked integer;
 BEGIN
-    IF cardinality(p_references) <> (SELECT count(DISTINCT r) FROM unnest(p_references) AS r) THEN
+    -- A reference twice in one call would book its entries twice under one transaction. Without p_skip_booked the
+    -- second one fails the call below anyway (not booked), so only that case needs the extra query.
+    IF p_skip_booked AND cardinality(p_references) <> (SELECT count(DISTINCT r) FROM unnest(p_references) AS r) THEN
         RAISE EXCEPTION 'ledger references of one booking must be distinct' USING ERRCODE = 'invalid_parameter_value';
     END IF;
     WITH input AS (
