@@ -251,8 +251,73 @@ class ConsoleTest {
             Matcher next = Pattern.compile("rel=\"next\" href=\"([^\"]+)\"").matcher(html);
             url = next.find() ? next.group(1).replace("&amp;", "&") : null;
         }
+        // Close them again: other test classes list the oldest OPEN items of this shared database.
+        pool.preparedQuery("UPDATE operations_queue SET status = 'RESOLVED', resolved_at = now() WHERE reason = $1")
+                .execute(Tuple.of(reason))
+                .await()
+                .indefinitely();
         assertThat(seen).hasSize(10_000);
         assertThat(pageSizes).hasSize(200).allMatch(n -> n == 50);
+    }
+
+    @Test
+    void reconciliationDrawsOneBarPerDayAndListsADaysBreaks() {
+        java.time.LocalDate day =
+                java.time.LocalDate.now(java.time.ZoneOffset.UTC).minusDays(3);
+        pool.preparedQuery("DELETE FROM recon_breaks WHERE business_date = $1")
+                .execute(Tuple.of(day))
+                .await()
+                .indefinitely();
+        long run = pool.preparedQuery(
+                        """
+                        INSERT INTO recon_runs (business_date, status, finished_at, summary)
+                        VALUES ($1, 'SUCCEEDED', now(), '{"linesLoaded": 7, "outcomes": {"MATCHED": 5},
+                                "breaks": {"AMOUNT_MISMATCH": 1, "MISSING_INTERNAL": 1}, "openBreaks": 2,
+                                "reportedBreaks": 0}') RETURNING id""")
+                .execute(Tuple.of(day))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getLong("id");
+        String paymentRef = UUID.randomUUID().toString();
+        pool.preparedQuery(
+                        """
+                        INSERT INTO recon_breaks (business_date, break_type, reference, internal_amount, psp_amount,
+                                                  currency, first_run_id, last_run_id)
+                        VALUES ($1, 'AMOUNT_MISMATCH', $2, 1000, 1100, 'EUR', $3, $3),
+                               ($1, 'MISSING_INTERNAL', 'psp-only-' || $2, NULL, 500, 'EUR', $3, $3)""")
+                .execute(Tuple.of(day, paymentRef, run))
+                .await()
+                .indefinitely();
+        String session = login("erin");
+
+        String recon = given().cookie("console_session", session)
+                .get("/console/recon")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        Matcher bars = Pattern.compile("<rect class=\"bar\" data-date=\"([0-9-]+)\" data-breaks=\"(\\d+)\"")
+                .matcher(recon);
+        List<String> dates = new ArrayList<>();
+        while (bars.find()) {
+            dates.add(bars.group(1) + "=" + bars.group(2));
+        }
+        assertThat(dates).hasSize(30).contains(day + "=2");
+        assertThat(dates.get(29))
+                .startsWith(java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString());
+        assertThat(recon).contains("AMOUNT_MISMATCH 1, MISSING_INTERNAL 1", "6.00 EUR");
+
+        String page = given().cookie("console_session", session)
+                .get("/console/recon/" + day)
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        assertThat(page)
+                .contains("data-type=\"AMOUNT_MISMATCH\"", "data-type=\"MISSING_INTERNAL\"", paymentRef)
+                .contains("10.00 EUR", "11.00 EUR");
     }
 
     private String login(String operator) {

@@ -27,7 +27,7 @@ public record BreakChart(int width, int height, int maxBreaks, List<Bar> bars) {
             int x,
             int y,
             int barHeight,
-            boolean labelled,
+            String label,
             int labelX,
             int labelY) {}
 
@@ -59,7 +59,7 @@ public record BreakChart(int width, int height, int maxBreaks, List<Bar> bars) {
                     x,
                     TOP + PLOT_HEIGHT - h,
                     h,
-                    i % 5 == 0 || i == days - 1,
+                    i % 5 == 0 || i == days - 1 ? date.getDayOfMonth() + "/" + date.getMonthValue() : null,
                     x + BAR_WIDTH / 2,
                     TOP + PLOT_HEIGHT + 16));
         }
@@ -78,6 +78,16 @@ public record BreakChart(int width, int height, int maxBreaks, List<Bar> bars) {
 
     public int left() {
         return LEFT;
+    }
+
+    /** x of the y axis' labels, right-aligned left of the axis. */
+    public int tickX() {
+        return LEFT - 6;
+    }
+
+    /** y of the top label (the maximum). */
+    public int topLabelY() {
+        return TOP + 4;
     }
 
     public int barWidth() {

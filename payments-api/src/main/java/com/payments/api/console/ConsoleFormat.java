@@ -8,8 +8,11 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Currency;
 
-/** Formatting for the console's templates: {@code {t.utc}}, {@code {t.age}}, {@code {amount.money(currency)}}. */
-@TemplateExtension
+/**
+ * Formatting for the console's templates, null-safe: {@code {fmt:utc(t)}}, {@code {fmt:age(t)}},
+ * {@code {fmt:money(amount, currency)}}.
+ */
+@TemplateExtension(namespace = "fmt")
 public final class ConsoleFormat {
     private static final DateTimeFormatter UTC = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'");
 
@@ -38,8 +41,14 @@ public final class ConsoleFormat {
         return s / 86400 + "d " + s % 86400 / 3600 + "h";
     }
 
-    /** Minor units as a decimal amount in the currency's own digits, e.g. 2500 EUR → "25.00 EUR", 2500 JPY → "2500 JPY". */
-    static String money(long minor, String currency) {
+    /**
+     * Minor units as a decimal amount in the currency's own digits, e.g. 2500 EUR → "25.00 EUR", 2500 JPY → "2500
+     * JPY"; "-" for none.
+     */
+    static String money(Long minor, String currency) {
+        if (minor == null) {
+            return "-";
+        }
         int digits = 2;
         try {
             digits = Math.max(0, Currency.getInstance(currency).getDefaultFractionDigits());
@@ -47,9 +56,5 @@ public final class ConsoleFormat {
             // unknown code: two decimals
         }
         return BigDecimal.valueOf(minor, digits).toPlainString() + " " + (currency == null ? "" : currency);
-    }
-
-    static String money(Long minor, String currency) {
-        return minor == null ? "-" : money(minor.longValue(), currency);
     }
 }

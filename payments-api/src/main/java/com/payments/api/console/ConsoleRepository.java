@@ -280,10 +280,12 @@ public class ConsoleRepository {
             """
             SELECT b.id, b.break_type, b.reference, b.psp_reference, b.internal_amount, b.psp_amount, b.currency,
                    b.status, b.times_seen, b.opened_at, b.resolution, b.business_date,
-                   CASE WHEN EXISTS (SELECT 1 FROM payments p WHERE p.id::text = b.reference) THEN 'payment'
-                        WHEN EXISTS (SELECT 1 FROM refunds f WHERE f.id::text = b.reference) THEN 'refund'
+                   CASE WHEN EXISTS (SELECT 1 FROM payments p WHERE p.id = r.id) THEN 'payment'
+                        WHEN EXISTS (SELECT 1 FROM refunds f WHERE f.id = r.id) THEN 'refund'
                         ELSE NULL END AS subject_kind
-              FROM recon_breaks b""";
+              FROM recon_breaks b
+              CROSS JOIN LATERAL (SELECT CASE WHEN b.reference ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                                              THEN b.reference::uuid END AS id) r""";
 
     private static Break breakRow(Row r) {
         return new Break(
@@ -314,7 +316,8 @@ public class ConsoleRepository {
                     Tuple.of(id),
                     r -> r.getUUID(0));
         }
-        // order_id alone and psp_reference have no index of their own: a sequential scan, fine for a lookup by hand.
+        // order_id alone and psp_reference have no index of their own: a sequential scan, fine for a lookup by hand
+        // (docs/console.md).
         return list(
                 """
                 SELECT id FROM payments WHERE order_id = $1 OR psp_reference = $1
@@ -388,12 +391,13 @@ public class ConsoleRepository {
     private static final String STORY =
             """
             WITH p AS (SELECT * FROM payments WHERE id = $1),
-                 refs AS (SELECT id::text AS ref FROM p UNION ALL SELECT id::text FROM refunds WHERE payment_id = $1),
+                 refs AS (SELECT id::text AS ref, 'CAPTURE' AS kind FROM p
+                          UNION ALL SELECT id::text, 'REFUND' FROM refunds WHERE payment_id = $1),
                  ledger AS (
                      SELECT e.created_at, t.kind, t.reference, e.account, e.amount, e.currency,
                             sum(e.amount) OVER (PARTITION BY e.account, e.currency ORDER BY e.id) AS balance
                        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-                      WHERE t.reference IN (SELECT ref FROM refs))
+                      WHERE (t.kind, t.reference) IN (SELECT kind, ref FROM refs))
             SELECT created_at AS at, 'api' AS source, 'payment created' AS title,
                    format('order %s, %s %s, source %s', order_id, amount, currency, source) AS detail FROM p
             UNION ALL

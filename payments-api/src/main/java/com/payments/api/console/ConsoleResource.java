@@ -11,6 +11,7 @@ import com.payments.api.repository.OperatorAuditRepository;
 import com.payments.api.repository.OperatorAuditRepository.Entry;
 import com.payments.api.rest.ApiProblem;
 import com.payments.api.service.AuthFailureLimiter;
+import com.payments.api.service.CardNumbers;
 import com.payments.api.service.OperationsService;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
@@ -59,7 +60,8 @@ public class ConsoleResource {
 
     @CheckedTemplate(basePath = "console")
     static class Templates {
-        static native TemplateInstance login(String csrf, String message, String operator);
+        /** {@code session} is always null here; the layout asks for it. */
+        static native TemplateInstance login(Session session, String csrf, String message, String operator);
 
         static native TemplateInstance live(
                 Session session,
@@ -152,7 +154,7 @@ public class ConsoleResource {
     @Path("/login")
     public Uni<Response> loginPage() {
         String csrf = ConsoleSessions.randomToken();
-        return render(Templates.login(csrf, null, ""), 200).map(r -> Response.fromResponse(r)
+        return render(Templates.login(null, csrf, null, ""), 200).map(r -> Response.fromResponse(r)
                 .header(HttpHeaders.SET_COOKIE, cookie(LOGIN_COOKIE, csrf, 600))
                 .build());
     }
@@ -172,12 +174,12 @@ public class ConsoleResource {
         String client = AuthFailureLimiter.clientOf(http.remoteAddress());
         String name = operator == null ? "" : operator.strip();
         if (!ConsoleSessions.OPERATOR_NAME.matcher(name).matches()) {
-            return render(Templates.login(csrf, "Your name: 1-100 letters, digits, . _ @ or -", ""), 400);
+            return render(Templates.login(null, csrf, "Your name: 1-100 letters, digits, . _ @ or -", ""), 400);
         }
         if (!sessions.isOperatorToken(token)) {
             failures.takeFailure(client); // 429 after too many wrong tokens from this address
             return sessions.refused(name, remote(http))
-                    .flatMap(v -> render(Templates.login(csrf, "That is not the operator token.", name), 401));
+                    .flatMap(v -> render(Templates.login(null, csrf, "That is not the operator token.", name), 401));
         }
         return sessions.start(name, remote(http)).map(login -> Response.seeOther(URI.create("/console"))
                 .header(HttpHeaders.SET_COOKIE, cookie(SESSION_COOKIE, login.cookieValue(), ttlSeconds()))
@@ -262,6 +264,10 @@ public class ConsoleResource {
             if (text.isEmpty() || text.length() > MAX_NOTE) {
                 return itemPage(session, itemId, "A note of 1-500 characters is required.", 400);
             }
+            if (CardNumbers.containedIn(text)) { // the operator API's rule for operator texts (card_data_rejected)
+                return itemPage(
+                        session, itemId, "The note looks like it holds a card number: leave card data out.", 400);
+            }
             return resolutions
                     .resolve(itemId, text, session.operator(), "console", remote(http))
                     .map(resolved -> Response.seeOther(URI.create("/console/operations/" + itemId))
@@ -291,6 +297,9 @@ public class ConsoleResource {
         String query = q == null ? "" : q.strip();
         if (query.length() > 255) {
             throw ApiProblem.badRequest("invalid_query", "q must be at most 255 characters");
+        }
+        if (CardNumbers.containedIn(query)) {
+            throw ApiProblem.badRequest("card_data_rejected", "card numbers are never stored: search by id or orderId");
         }
         return onGet(cookie, session -> {
             if (query.isEmpty()) {
