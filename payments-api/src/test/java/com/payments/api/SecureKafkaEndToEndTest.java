@@ -165,7 +165,6 @@ class SecureKafkaEndToEndTest {
     @Test
     void wrongPasswordIsRefused() {
         Map<String, Object> settings = new HashMap<>(kafka.clientSettings("reader", "not-the-password"));
-        settings.put("default.api.timeout.ms", 20_000);
         try (Admin admin = Admin.create(settings)) {
             assertThatThrownBy(() -> admin.listTopics().names().get(30, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class)
