@@ -57,7 +57,7 @@ public final class QuarkusProcess implements AutoCloseable {
                     .redirectOutput(log.toFile())
                     .start();
             QuarkusProcess app = new QuarkusProcess(module, process, port, managementPort, log);
-            app.awaitReady(Duration.ofSeconds(60));
+            app.awaitReady(Duration.ofSeconds(120)); // a loaded 2-core CI machine took over 60 s
             return app;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,6 +1,5 @@
 package com.payments.api;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -31,7 +30,8 @@ class OpenApiDocumentTest {
 
     @Test
     void servedDocumentIsTheCommittedOne() throws IOException {
-        String served = given().queryParam("format", "yaml")
+        String served = TestSupport.management()
+                .queryParam("format", "yaml")
                 .when()
                 .get("/q/openapi")
                 .then()

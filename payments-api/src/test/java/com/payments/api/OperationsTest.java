@@ -125,20 +125,25 @@ class OperationsTest {
     }
 
     @Test
-    void metricsAndOpenApiDescribeTheApi() {
+    void metricsAndOpenApiDescribeTheApiOnTheManagementPort() {
         TestSupport.capture(
                         TestSupport.KEY_A,
                         TestSupport.unique("key"),
                         TestSupport.body(TestSupport.unique("order"), 100, "EUR", "tok_visa"))
                 .then()
                 .statusCode(201);
-        String metrics =
-                given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = TestSupport.management()
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
         assertThat(metrics)
                 .contains("payments_captures_total{outcome=\"captured\"")
                 .contains("payments_psp_latency_seconds")
                 .contains("ft_circuitbreaker_state");
-        String openapi = given().get("/q/openapi?format=json")
+        String openapi = TestSupport.management()
+                .get("/q/openapi?format=json")
                 .then()
                 .statusCode(200)
                 .extract()
@@ -148,7 +153,21 @@ class OperationsTest {
                 "\"503\"")) {
             assertThat(openapi).contains(code);
         }
-        given().get("/q/health/ready").then().statusCode(200);
-        given().get("/q/health/live").then().statusCode(200);
+        TestSupport.management().get("/q/health/ready").then().statusCode(200);
+        TestSupport.management().get("/q/health/live").then().statusCode(200);
+        for (String path : List.of("/q/metrics", "/q/openapi", "/q/health/ready", "/q/swagger-ui/")) {
+            given().get(path).then().statusCode(404);
+        }
+    }
+
+    /** Without payments.admin.management-only (local runs, benchmarks) the operator API answers on both ports. */
+    @Test
+    void operatorApiIsOnBothPortsByDefault() {
+        for (var on : List.of(given(), TestSupport.management())) {
+            on.header("Authorization", "Bearer " + TestSupport.ADMIN)
+                    .get("/v1/admin/operations")
+                    .then()
+                    .statusCode(200);
+        }
     }
 }

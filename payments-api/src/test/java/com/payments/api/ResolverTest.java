@@ -6,7 +6,6 @@ import static com.payments.api.TestSupport.capture;
 import static com.payments.api.TestSupport.count;
 import static com.payments.api.TestSupport.paymentStatus;
 import static com.payments.api.TestSupport.unique;
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.service.PaymentResolver;
@@ -301,8 +300,12 @@ class ResolverTest {
                 .isEqualTo(1);
 
         resolver.refreshMetrics().await().atMost(Duration.ofSeconds(10));
-        String metrics =
-                given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = TestSupport.management()
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
         assertThat(metric(metrics, "payments_unknown ")).isGreaterThanOrEqualTo(1);
         assertThat(metric(metrics, "payments_unknown_oldest_age_seconds ")).isGreaterThanOrEqualTo(4);
         assertThat(metric(metrics, "payments_operations_open ")).isGreaterThanOrEqualTo(1);

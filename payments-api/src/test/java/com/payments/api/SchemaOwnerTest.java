@@ -1,6 +1,5 @@
 package com.payments.api;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.is;
 
@@ -21,7 +20,12 @@ class SchemaOwnerTest {
 
     @Test
     void startsOnTheMigratedSchemaAndReportsReady() {
-        given().when().get("/q/health/ready").then().statusCode(200).body("status", is("UP"));
+        TestSupport.management()
+                .when()
+                .get("/q/health/ready")
+                .then()
+                .statusCode(200)
+                .body("status", is("UP"));
     }
 
     @Test

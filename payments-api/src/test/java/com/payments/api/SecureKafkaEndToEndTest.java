@@ -81,50 +81,55 @@ class SecureKafkaEndToEndTest {
             if (kafka != null) {
                 return;
             }
-            kafka = SecureKafka.start();
-            try (Admin admin = kafka.admin()) {
-                admin.createTopics(TOPICS.stream()
-                                .map(t -> new NewTopic(t, 4, (short) 1))
-                                .toList())
-                        .all()
-                        .get(60, TimeUnit.SECONDS);
+            SecureKafka broker = SecureKafka.start();
+            try {
+                start(broker);
+            } catch (Exception e) {
+                PROCESSES.forEach(QuarkusProcess::stop);
+                PROCESSES.clear();
+                broker.close();
+                throw e;
             }
-            // The ACLs of k8s/overlays/strimzi-cnpg/data/kafka-users.yaml.
-            kafka.addUser("outbox-relay", "relay-secret");
-            kafka.allow(
-                    "outbox-relay", ResourceType.TOPIC, "payment-events", AclOperation.WRITE, AclOperation.DESCRIBE);
-            kafka.allow(
-                    "outbox-relay", ResourceType.TOPIC, "refund-commands", AclOperation.WRITE, AclOperation.DESCRIBE);
-            kafka.addUser("refunds-worker", "worker-secret");
-            kafka.allow(
-                    "refunds-worker", ResourceType.TOPIC, "refund-commands", AclOperation.READ, AclOperation.DESCRIBE);
-            kafka.allow("refunds-worker", ResourceType.GROUP, "refunds-worker", AclOperation.READ);
-            kafka.allow(
-                    "refunds-worker",
-                    ResourceType.TOPIC,
-                    "refund-commands-dlq",
-                    AclOperation.WRITE,
-                    AclOperation.DESCRIBE);
-            kafka.addUser("reader", "reader-secret");
-            kafka.allow("reader", ResourceType.TOPIC, "payment-events", AclOperation.READ, AclOperation.DESCRIBE);
-
-            Map<String, String> common = new HashMap<>(Map.of(
-                    "quarkus.datasource.reactive.url",
-                    reactiveUrl,
-                    "quarkus.datasource.username",
-                    user,
-                    "quarkus.datasource.password",
-                    password.orElse(""),
-                    "quarkus.log.level",
-                    "WARN"));
-            Map<String, String> relay = new HashMap<>(common);
-            kafka.clientSettings("outbox-relay", "relay-secret").forEach((k, v) -> relay.put("kafka." + k, v));
-            PROCESSES.add(QuarkusProcess.start("outbox-relay", "256m", relay));
-            Map<String, String> worker = new HashMap<>(common);
-            kafka.clientSettings("refunds-worker", "worker-secret").forEach((k, v) -> worker.put("kafka." + k, v));
-            worker.put("psp.url", pspUrl);
-            PROCESSES.add(QuarkusProcess.start("refunds-worker", "256m", worker));
+            kafka = broker;
         }
+    }
+
+    private void start(SecureKafka broker) throws Exception {
+        try (Admin admin = broker.admin()) {
+            admin.createTopics(TOPICS.stream()
+                            .map(t -> new NewTopic(t, 4, (short) 1))
+                            .toList())
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+        }
+        // The ACLs of k8s/overlays/strimzi-cnpg/data/kafka-users.yaml.
+        broker.addUser("outbox-relay", "relay-secret");
+        broker.allow("outbox-relay", ResourceType.TOPIC, "payment-events", AclOperation.WRITE, AclOperation.DESCRIBE);
+        broker.allow("outbox-relay", ResourceType.TOPIC, "refund-commands", AclOperation.WRITE, AclOperation.DESCRIBE);
+        broker.addUser("refunds-worker", "worker-secret");
+        broker.allow("refunds-worker", ResourceType.TOPIC, "refund-commands", AclOperation.READ, AclOperation.DESCRIBE);
+        broker.allow("refunds-worker", ResourceType.GROUP, "refunds-worker", AclOperation.READ);
+        broker.allow(
+                "refunds-worker", ResourceType.TOPIC, "refund-commands-dlq", AclOperation.WRITE, AclOperation.DESCRIBE);
+        broker.addUser("reader", "reader-secret");
+        broker.allow("reader", ResourceType.TOPIC, "payment-events", AclOperation.READ, AclOperation.DESCRIBE);
+
+        Map<String, String> common = new HashMap<>(Map.of(
+                "quarkus.datasource.reactive.url",
+                reactiveUrl,
+                "quarkus.datasource.username",
+                user,
+                "quarkus.datasource.password",
+                password.orElse(""),
+                "quarkus.log.level",
+                "WARN"));
+        Map<String, String> relay = new HashMap<>(common);
+        broker.clientSettings("outbox-relay", "relay-secret").forEach((k, v) -> relay.put("kafka." + k, v));
+        PROCESSES.add(QuarkusProcess.start("outbox-relay", "256m", relay));
+        Map<String, String> worker = new HashMap<>(common);
+        broker.clientSettings("refunds-worker", "worker-secret").forEach((k, v) -> worker.put("kafka." + k, v));
+        worker.put("psp.url", pspUrl);
+        PROCESSES.add(QuarkusProcess.start("refunds-worker", "256m", worker));
     }
 
     @AfterAll
@@ -160,7 +165,6 @@ class SecureKafkaEndToEndTest {
     @Test
     void wrongPasswordIsRefused() {
         Map<String, Object> settings = new HashMap<>(kafka.clientSettings("reader", "not-the-password"));
-        settings.put("default.api.timeout.ms", 20_000);
         try (Admin admin = Admin.create(settings)) {
             assertThatThrownBy(() -> admin.listTopics().names().get(30, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class)
