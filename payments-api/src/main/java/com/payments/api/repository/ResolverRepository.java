@@ -35,7 +35,12 @@ public class ResolverRepository {
     public record Locked(UUID id, PaymentStatus status, int attempts, long amount, String currency) {}
 
     /** Numbers for the gauges. */
-    public record Snapshot(long unknown, long oldestUnknownSeconds, long stuckProcessing, long openOperations) {}
+    public record Snapshot(
+            long unknown,
+            long oldestUnknownSeconds,
+            long stuckProcessing,
+            long openOperations,
+            long oldestOpenOperationSeconds) {}
 
     private static final String CLAIM = SqlResource.load(ResolverRepository.class, "resolver-claim.sql");
 
@@ -123,7 +128,9 @@ public class ResolverRepository {
                                   FROM payments WHERE status = 'UNKNOWN') AS oldest,
                                (SELECT count(*) FROM payments
                                  WHERE status = 'PROCESSING' AND next_attempt_at <= now()) AS stuck,
-                               (SELECT count(*) FROM operations_queue WHERE status = 'OPEN') AS open_ops""")
+                               (SELECT count(*) FROM operations_queue WHERE status = 'OPEN') AS open_ops,
+                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::bigint
+                                  FROM operations_queue WHERE status = 'OPEN') AS oldest_op""")
                 .execute()
                 .map(rows -> {
                     Row row = rows.iterator().next();
@@ -131,7 +138,8 @@ public class ResolverRepository {
                             row.getLong("unknown"),
                             row.getLong("oldest"),
                             row.getLong("stuck"),
-                            row.getLong("open_ops"));
+                            row.getLong("open_ops"),
+                            row.getLong("oldest_op"));
                 });
     }
 }

@@ -5,12 +5,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Resolver and webhook metrics (Prometheus names): gauges {@code payments_unknown} (UNKNOWN payments),
  * {@code payments_unknown_oldest_age_seconds}, {@code payments_processing_stuck} (PROCESSING past their stuck-after
- * time), {@code payments_operations_open} (open operations items), refreshed after every resolver run; counters
+ * time), {@code payments_operations_open} (open operations items), {@code payments_operations_oldest_open_age_seconds}, refreshed after every resolver run; counters
  * {@code payments_resolutions_total{outcome}}, {@code payments_resolver_resends_total} and
  * {@code payments_webhooks_total{outcome}}.
  */
@@ -22,6 +23,7 @@ public class ResolverMetrics {
     private final AtomicLong oldestUnknownSeconds = new AtomicLong();
     private final AtomicLong stuckProcessing = new AtomicLong();
     private final AtomicLong openOperations = new AtomicLong();
+    private final AtomicLong oldestOpenOperationSeconds = new AtomicLong();
 
     public ResolverMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -37,6 +39,14 @@ public class ResolverMetrics {
         Gauge.builder("payments.operations.open", openOperations, AtomicLong::get)
                 .description("Open items in the operations queue")
                 .register(registry);
+        Gauge.builder("payments.operations.oldest.open.age.seconds", oldestOpenOperationSeconds, AtomicLong::get)
+                .description("Age of the oldest open item in the operations queue (0 when none)")
+                .register(registry);
+        // Exported at 0 from the start, so that rate() and increase() see the first one.
+        for (String outcome :
+                List.of("captured", "failed", "amount_mismatch", "still_unknown", "escalated", "skipped", "error")) {
+            resolution(outcome, 0);
+        }
     }
 
     public void update(Snapshot snapshot) {
@@ -44,11 +54,16 @@ public class ResolverMetrics {
         oldestUnknownSeconds.set(snapshot.oldestUnknownSeconds());
         stuckProcessing.set(snapshot.stuckProcessing());
         openOperations.set(snapshot.openOperations());
+        oldestOpenOperationSeconds.set(snapshot.oldestOpenOperationSeconds());
     }
 
     /** outcome: captured, failed, amount_mismatch, still_unknown, escalated, skipped, error. */
     public void resolution(String outcome) {
-        registry.counter("payments.resolutions", "outcome", outcome).increment();
+        resolution(outcome, 1);
+    }
+
+    private void resolution(String outcome, int count) {
+        registry.counter("payments.resolutions", "outcome", outcome).increment(count);
     }
 
     public void resend() {

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @ApplicationScoped
 public class RefundsMetrics {
+    private static final List<String> OUTCOMES = List.of("succeeded", "failed", "rejected", "not_found", "unknown");
+    private static final List<String> DEAD_LETTER_REASONS = List.of("invalid_command", "failed");
     private final MeterRegistry registry;
     // meters by tag values: looked up once, not built on every refund
     private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
@@ -38,6 +41,9 @@ public class RefundsMetrics {
         Gauge.builder("refunds.dlq.records", dlqRecords, AtomicLong::get)
                 .description("Records in the refund-commands dead-letter topic (end minus start offsets)")
                 .register(registry);
+        // Exported at 0 from the start, so that rate() and increase() see the first one.
+        OUTCOMES.forEach(o -> outcomes.put(o, registry.counter("refunds.outcomes", "outcome", o)));
+        DEAD_LETTER_REASONS.forEach(r -> deadLettered.put(r, registry.counter("refunds.dead.lettered", "reason", r)));
     }
 
     /** An outcome transaction committed: succeeded, failed (declined), rejected, not_found or unknown. */
