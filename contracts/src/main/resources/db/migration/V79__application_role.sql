@@ -65,6 +65,16 @@ GRANT SELECT                         ON flyway_schema_history TO payments_app; -
 -- outbox_order_by_key() draws the row id with nextval() (V10), which checks the caller's rights on the sequence.
 GRANT USAGE ON SEQUENCE outbox_id_seq TO payments_app;
 
+-- Functions and sequences of the earlier migrations (V78's outbox enqueue and ledger booking functions among them)
+-- are the services' to call and draw from, whatever those migrations granted to PUBLIC. A trigger function cannot be
+-- called directly, so this gives nothing beyond the tables' grants.
+DO $$
+BEGIN
+    EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA %I TO payments_app', current_schema());
+    EXECUTE format('GRANT USAGE ON ALL SEQUENCES IN SCHEMA %I TO payments_app', current_schema());
+END
+$$;
+
 -- Objects the owner creates in later migrations: functions and sequences are usable by the services (the outbox
 -- enqueue and ledger booking functions, identity sequences); tables are readable, and writable only through the
 -- grants their migration adds (a decision ApplicationRoleTest insists on).
