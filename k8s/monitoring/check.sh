@@ -9,7 +9,7 @@
 #                                    must report a missing name.
 #   k8s/monitoring/check.sh metrics  every metric the rules and the dashboard read must be exported by the running
 #                                    services: scrapes PAYMENTS_API_METRICS_URL, OUTBOX_RELAY_METRICS_URL and
-#                                    REFUNDS_WORKER_METRICS_URL (defaults: the local stack's ports) until all are
+#                                    REFUNDS_WORKER_METRICS_URL (defaults: the local stack's management ports) until all are
 #                                    there or METRICS_WAIT seconds (120) passed, then names the missing ones. With
 #                                    PROMETHEUS_URL (local-stack.sh PROMETHEUS=1) it also requires that Prometheus
 #                                    scrapes the three services (targets up) and has loaded every alert.
@@ -81,9 +81,9 @@ scrape() { # the metric names exported by every service, one per line
 }
 
 metrics() {
-  : "${PAYMENTS_API_METRICS_URL:=http://127.0.0.1:${API_PORT:-8080}/q/metrics}"
-  : "${OUTBOX_RELAY_METRICS_URL:=http://127.0.0.1:${RELAY_PORT:-8081}/q/metrics}"
-  : "${REFUNDS_WORKER_METRICS_URL:=http://127.0.0.1:${WORKER_PORT:-8082}/q/metrics}"
+  : "${PAYMENTS_API_METRICS_URL:=http://127.0.0.1:${API_MANAGEMENT_PORT:-9000}/q/metrics}"
+  : "${OUTBOX_RELAY_METRICS_URL:=http://127.0.0.1:${RELAY_MANAGEMENT_PORT:-9001}/q/metrics}"
+  : "${REFUNDS_WORKER_METRICS_URL:=http://127.0.0.1:${WORKER_MANAGEMENT_PORT:-9002}/q/metrics}"
   node "$helper" used "$work/rules.yaml" "$dashboard" >"$work/used.txt"
   local deadline=$((SECONDS + ${METRICS_WAIT:-120}))
   while true; do
