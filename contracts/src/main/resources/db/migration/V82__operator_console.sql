@@ -35,3 +35,8 @@ CREATE TRIGGER operator_audit_append_only BEFORE UPDATE OR DELETE ON operator_au
     FOR EACH ROW EXECUTE FUNCTION operator_audit_reject_change();
 CREATE TRIGGER operator_audit_no_truncate BEFORE TRUNCATE ON operator_audit
     FOR EACH STATEMENT EXECUTE FUNCTION operator_audit_reject_change();
+
+-- What the services' login may do (V79, docs/deployment.md "Database roles"): sessions are created, ended and purged;
+-- the audit trail is insert-only.
+GRANT SELECT, INSERT, UPDATE, DELETE ON console_sessions TO payments_app;
+GRANT SELECT, INSERT                 ON operator_audit   TO payments_app;

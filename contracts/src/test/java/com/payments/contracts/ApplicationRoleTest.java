@@ -30,6 +30,7 @@ class ApplicationRoleTest {
      * must say so.
      */
     private static final Map<String, String> DECIDED = new TreeMap<>(Map.ofEntries(
+            Map.entry("console_sessions", "SELECT, INSERT, UPDATE, DELETE"),
             Map.entry("consumed_events", "SELECT, INSERT, DELETE, UPDATE(consumed_at)"),
             Map.entry("flyway_schema_history", "SELECT"),
             Map.entry("idempotency_keys", "SELECT, INSERT, UPDATE, DELETE"),
@@ -38,6 +39,7 @@ class ApplicationRoleTest {
             Map.entry("merchant_api_keys", "SELECT, INSERT, UPDATE(revoked_at)"),
             Map.entry("merchants", "SELECT, INSERT"),
             Map.entry("operations_queue", "SELECT, INSERT, UPDATE"),
+            Map.entry("operator_audit", "SELECT, INSERT"),
             Map.entry("outbox", "SELECT, INSERT, DELETE, UPDATE(sent_at)"),
             Map.entry("outbox_relay_state", "SELECT, UPDATE"),
             Map.entry("payment_transitions", "SELECT, INSERT"),
