@@ -213,7 +213,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
                         }))
 public class ApiDefinition extends Application {
     /** The document's version: semantic, bumped with every API change (CHANGELOG.md). */
-    public static final String VERSION = "1.0.0";
+    public static final String VERSION = "1.1.0";
 
     static final String MERCHANT_KEY = "merchantKey";
     static final String OPERATOR_TOKEN = "operatorToken";
