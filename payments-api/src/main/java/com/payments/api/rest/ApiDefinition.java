@@ -273,9 +273,10 @@ public class ApiDefinition extends Application {
                     + "\"status\":409,\"detail\":\"A request with this Idempotency-Key is still in progress; retry later\","
                     + "\"code\":\"idempotency_key_in_use\"}";
     /** The 503 of a request shed because the instance is at capacity ({@link ApiProblem#overloaded}). */
-    static final String SERVICE_OVERLOADED = "{\"type\":\"" + TYPE + "service_overloaded\",\"title\":\"Service overloaded\","
-            + "\"status\":503,\"detail\":\"The service is at capacity; nothing was stored. Retry with the same"
-            + " Idempotency-Key\",\"code\":\"service_overloaded\"}";
+    static final String SERVICE_OVERLOADED =
+            "{\"type\":\"" + TYPE + "service_overloaded\",\"title\":\"Service overloaded\","
+                    + "\"status\":503,\"detail\":\"The service is at capacity; nothing was stored. Retry with the same"
+                    + " Idempotency-Key\",\"code\":\"service_overloaded\"}";
 
     static final String IDEMPOTENCY_KEY_REUSED =
             "{\"type\":\"" + TYPE + "idempotency_key_reused\",\"title\":\"Idempotency-Key reused\","

@@ -188,7 +188,10 @@ public class RefundResource {
                     @Content(
                             mediaType = ProblemMapper.PROBLEM_JSON,
                             schema = @Schema(implementation = Problem.class),
-                            examples = @ExampleObject(name = "service_overloaded", value = ApiDefinition.SERVICE_OVERLOADED)))
+                            examples =
+                                    @ExampleObject(
+                                            name = "service_overloaded",
+                                            value = ApiDefinition.SERVICE_OVERLOADED)))
     public Uni<RestResponse<byte[]>> refund(
             @RestHeader("Authorization") String authorization,
             @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,
