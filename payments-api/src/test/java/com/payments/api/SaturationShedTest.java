@@ -86,6 +86,7 @@ class SaturationShedTest {
                 .then()
                 .statusCode(200);
         double shedBefore = shed("psp_limit");
+        double openedBefore = circuitOpenings();
         List<String> keys = new ArrayList<>();
         List<String> bodies = new ArrayList<>();
         List<HttpRequest> requests = new ArrayList<>();
@@ -122,6 +123,9 @@ class SaturationShedTest {
         // the permits' holders got through; every other capture waited past its deadline
         assertThat(shedIndexes).hasSize(CAPTURES - PERMITS);
         assertThat(shed("psp_limit") - shedBefore).isEqualTo(CAPTURES - PERMITS);
+        // Shedding is no PSP failure: the old @Bulkhead sat inside the circuit breaker, so its rejections opened the
+        // circuit (6 of 8 here, over the test profile's 3 of 4) and every capture failed for the breaker's delay.
+        assertThat(circuitOpenings()).isEqualTo(openedBefore);
 
         TestSupport.psp(pspUrl).delete("/test/faults").then().statusCode(200);
         for (int i : shedIndexes) {
@@ -131,6 +135,13 @@ class SaturationShedTest {
             assertThat(TestSupport.pspCounters(pspUrl, id).<Integer>path("chargeMovements"))
                     .isEqualTo(1);
         }
+    }
+
+    private double circuitOpenings() {
+        Counter opened = registry.find("ft.circuitbreaker.opened.total")
+                .tag("method", "com.payments.api.client.PspGateway.charge")
+                .counter();
+        return opened == null ? 0 : opened.count();
     }
 
     private double shed(String reason) {

@@ -213,7 +213,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
                         }))
 public class ApiDefinition extends Application {
     /** The document's version: semantic, bumped with every API change (CHANGELOG.md). */
-    public static final String VERSION = "1.0.0";
+    public static final String VERSION = "1.1.0";
 
     static final String MERCHANT_KEY = "merchantKey";
     static final String OPERATOR_TOKEN = "operatorToken";
@@ -272,6 +272,12 @@ public class ApiDefinition extends Application {
             "{\"type\":\"" + TYPE + "idempotency_key_in_use\",\"title\":\"Request in progress\","
                     + "\"status\":409,\"detail\":\"A request with this Idempotency-Key is still in progress; retry later\","
                     + "\"code\":\"idempotency_key_in_use\"}";
+    /** The 503 of a request shed because the instance is at capacity ({@link ApiProblem#overloaded}). */
+    static final String SERVICE_OVERLOADED =
+            "{\"type\":\"" + TYPE + "service_overloaded\",\"title\":\"Service overloaded\","
+                    + "\"status\":503,\"detail\":\"The service is at capacity; nothing was stored. Retry with the same"
+                    + " Idempotency-Key\",\"code\":\"service_overloaded\"}";
+
     static final String IDEMPOTENCY_KEY_REUSED =
             "{\"type\":\"" + TYPE + "idempotency_key_reused\",\"title\":\"Idempotency-Key reused\","
                     + "\"status\":422,\"detail\":\"This Idempotency-Key was used with a different request\","

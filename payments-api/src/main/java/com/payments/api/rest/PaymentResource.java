@@ -252,19 +252,22 @@ public class PaymentResource {
     @APIResponse(
             responseCode = "503",
             description = "`psp_unavailable`: the PSP was not called (circuit open, overloaded, unreachable): nothing"
-                    + " charged, the key is released. Retry with the same key after Retry-After",
+                    + " charged, the key is released; `service_overloaded`: the service is at capacity, nothing"
+                    + " stored. Retry with the same key after Retry-After",
             headers = @Header(name = "Retry-After", ref = "RetryAfter"),
             content =
                     @Content(
                             mediaType = ProblemMapper.PROBLEM_JSON,
                             schema = @Schema(implementation = Problem.class),
-                            examples =
-                                    @ExampleObject(
-                                            name = "psp_unavailable",
-                                            value = "{\"type\":\"" + ApiDefinition.TYPE + "psp_unavailable\",\"title\":"
-                                                    + "\"Payment provider unavailable\",\"status\":503,\"detail\":\"The"
-                                                    + " payment provider cannot be reached; nothing was charged. Retry with"
-                                                    + " the same Idempotency-Key\",\"code\":\"psp_unavailable\"}")))
+                            examples = {
+                                @ExampleObject(
+                                        name = "psp_unavailable",
+                                        value = "{\"type\":\"" + ApiDefinition.TYPE + "psp_unavailable\",\"title\":"
+                                                + "\"Payment provider unavailable\",\"status\":503,\"detail\":\"The"
+                                                + " payment provider cannot be reached; nothing was charged. Retry with"
+                                                + " the same Idempotency-Key\",\"code\":\"psp_unavailable\"}"),
+                                @ExampleObject(name = "service_overloaded", value = ApiDefinition.SERVICE_OVERLOADED)
+                            }))
     public Uni<RestResponse<byte[]>> capture(
             @RestHeader("Authorization") String authorization,
             @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,

@@ -179,6 +179,19 @@ public class RefundResource {
                             }))
     @APIResponse(responseCode = "429", ref = "RateLimited")
     @APIResponse(responseCode = "500", ref = "InternalError")
+    @APIResponse(
+            responseCode = "503",
+            description = "`service_overloaded`: the service is at capacity; nothing stored. Retry with the same key"
+                    + " after Retry-After",
+            headers = @Header(name = "Retry-After", ref = "RetryAfter"),
+            content =
+                    @Content(
+                            mediaType = ProblemMapper.PROBLEM_JSON,
+                            schema = @Schema(implementation = Problem.class),
+                            examples =
+                                    @ExampleObject(
+                                            name = "service_overloaded",
+                                            value = ApiDefinition.SERVICE_OVERLOADED)))
     public Uni<RestResponse<byte[]>> refund(
             @RestHeader("Authorization") String authorization,
             @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,
