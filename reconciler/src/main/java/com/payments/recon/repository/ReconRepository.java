@@ -424,17 +424,21 @@ public class ReconRepository {
         }
     }
 
-    public void insertOutbox(Connection c, String eventId, String type, String topic, String key, String payload)
+    /** {@code headers}: the JSON object of the row's headers (the run's trace context). */
+    public void insertOutbox(
+            Connection c, String eventId, String type, String topic, String key, String payload, String headers)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 """
-                INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (?::uuid, ?, ?, ?, ?::jsonb)
+                INSERT INTO outbox (event_id, event_type, topic, key, payload, headers)
+                VALUES (?::uuid, ?, ?, ?, ?::jsonb, ?::jsonb)
                 """)) {
             ps.setString(1, eventId);
             ps.setString(2, type);
             ps.setString(3, topic);
             ps.setString(4, key);
             ps.setString(5, payload);
+            ps.setString(6, headers);
             ps.executeUpdate();
         }
     }

@@ -10,6 +10,9 @@ import com.payments.recon.repository.ReconRepository;
 import com.payments.recon.repository.ReconRepository.Reported;
 import com.payments.recon.repository.ReconRepository.Resolved;
 import com.payments.recon.repository.ReconRepository.SettledUnknown;
+import com.payments.contracts.tracing.TraceHeaders;
+import io.opentelemetry.instrumentation.annotations.SpanAttribute;
+import io.opentelemetry.instrumentation.annotations.WithSpan;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.BufferedReader;
@@ -50,14 +53,17 @@ public class ReconciliationService {
     private final String workMem;
     private final int lateResolutionDays;
     private final Duration reportAfter;
+    private final TraceHeaders traceHeaders;
 
     ReconciliationService(
             DataSource dataSource,
             ReconRepository repository,
             SettlementSource source,
             ObjectMapper json,
-            ReconConfig config) {
+            ReconConfig config,
+            TraceHeaders traceHeaders) {
         this.dataSource = dataSource;
+        this.traceHeaders = traceHeaders;
         this.repository = repository;
         this.source = source;
         this.json = json;
@@ -72,7 +78,9 @@ public class ReconciliationService {
         this.reportAfter = config.reportAfter();
     }
 
-    public RunResult run(LocalDate date, String sourceSpec, Duration window) {
+    /** One run, in a span of its own (the root of the trace of the events it writes). */
+    @WithSpan("reconciliation run")
+    public RunResult run(@SpanAttribute("recon.date") LocalDate date, String sourceSpec, Duration window) {
         long started = System.nanoTime();
         String location = SettlementSource.location(sourceSpec, date);
         Map<String, Object> summary = new LinkedHashMap<>();
@@ -211,7 +219,8 @@ public class ReconciliationService {
                     PaymentCaptured.TYPE,
                     Topics.PAYMENT_EVENTS,
                     s.paymentId(),
-                    json.writeValueAsString(event));
+                    json.writeValueAsString(event),
+                    json.writeValueAsString(traceHeaders.current()));
             Log.infof(
                     "payment %s UNKNOWN -> CAPTURED: settled by the PSP as %s on %s",
                     s.paymentId(), s.pspReference(), date);

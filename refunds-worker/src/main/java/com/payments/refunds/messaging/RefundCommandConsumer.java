@@ -8,9 +8,12 @@ import com.payments.refunds.service.InvalidCommandException;
 import com.payments.refunds.service.RefundExecutionService;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Optional;
+import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -29,16 +32,19 @@ public class RefundCommandConsumer {
     private final ObjectMapper mapper;
     private final RefundsConfig.Processing processing;
     private final KeyedLanes lanes;
+    private final RecordTracing tracing;
 
     public RefundCommandConsumer(
             RefundExecutionService service,
             ObjectMapper mapper,
             RefundsConfig config,
             PspConcurrencyLimit pspLimit,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            RecordTracing tracing) {
         this.service = service;
         this.mapper = mapper;
         this.processing = config.processing();
+        this.tracing = tracing;
         this.lanes = new KeyedLanes(() -> 2 * pspLimit.limit());
         Gauge.builder("refunds.commands.in.flight", lanes, KeyedLanes::admitted)
                 .description("refund-commands records admitted and not yet acknowledged")
@@ -48,13 +54,14 @@ public class RefundCommandConsumer {
     /** Completes once the record is admitted; the record is acked or nacked when its processing ends. */
     @Incoming("refund-commands")
     public Uni<Void> consume(Message<String> message) {
-        String key = message.getMetadata(IncomingKafkaRecordMetadata.class)
-                .map(metadata -> (String) metadata.getKey())
-                .orElse(null);
-        return lanes.submit(key, () -> process(message.getPayload())
-                .onItemOrFailure()
-                .transformToUni((ignored, failure) ->
-                        Uni.createFrom().completionStage(failure == null ? message.ack() : message.nack(failure))));
+        Optional<IncomingKafkaRecordMetadata> metadata = message.getMetadata(IncomingKafkaRecordMetadata.class);
+        String key = metadata.map(m -> (String) m.getKey()).orElse(null);
+        Headers headers = metadata.map(IncomingKafkaRecordMetadata::getHeaders).orElse(null);
+        return lanes.submit(
+                key, () -> tracing.process("refund-commands", headers, key, () -> process(message.getPayload()))
+                        .onItemOrFailure()
+                        .transformToUni((ignored, failure) -> Uni.createFrom()
+                                .completionStage(failure == null ? message.ack() : message.nack(failure))));
     }
 
     private Uni<Void> process(String value) {
@@ -64,6 +71,7 @@ public class RefundCommandConsumer {
         } catch (InvalidCommandException e) {
             return Uni.createFrom().failure(e);
         }
+        Span.current().setAttribute(RecordTracing.REFUND_ID, command.refundId().toString());
         return service.execute(command)
                 .onFailure(e -> !(e instanceof InvalidCommandException))
                 .retry()
