@@ -19,13 +19,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -52,6 +50,9 @@ import org.junit.jupiter.api.Test;
 class RefundTraceTest {
     private static final String KEY = "Bearer sk_test_demo_merchant_a";
     private static final Duration WAIT = Duration.ofSeconds(90);
+    /** Three JVMs start at once, on a CI machine of 2 cores. */
+    private static final Duration STARTUP = Duration.ofMinutes(3);
+
     private static final Pattern TRACEPARENT = Pattern.compile("00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}");
 
     private final HttpClient http =
@@ -79,19 +80,21 @@ class RefundTraceTest {
             api.put("quarkus.profile", "dev"); // the demo merchants
             api.put("quarkus.datasource.jdbc.url", db.jdbcUrl());
             // started side by side: the three JVMs' start-ups overlap
-            processes.add(CompletableFuture.supplyAsync(() -> QuarkusProcess.start("payments-api", "256m", api)));
-            processes.add(CompletableFuture.supplyAsync(() -> QuarkusProcess.start("outbox-relay", "256m", common)));
-            processes.add(CompletableFuture.supplyAsync(() -> QuarkusProcess.start("refunds-worker", "256m", common)));
-            CompletableFuture.allOf(processes.toArray(CompletableFuture[]::new)).get(3, TimeUnit.MINUTES);
+            processes.add(CompletableFuture.supplyAsync(() -> start("payments-api", api)));
+            processes.add(CompletableFuture.supplyAsync(() -> start("outbox-relay", common)));
+            processes.add(CompletableFuture.supplyAsync(() -> start("refunds-worker", common)));
+            CompletableFuture.allOf(processes.toArray(CompletableFuture[]::new)).get(4, TimeUnit.MINUTES);
             String apiUrl = processes.get(0).get().url();
 
             String paymentId = field(
-                    send(apiUrl, "/v1/payments", "{\"orderId\":\"trace-1\",\"amount\":5000,\"currency\":\"EUR\","
-                                    + "\"source\":\"tok_visa\"}")
+                    send(
+                                    apiUrl,
+                                    "/v1/payments",
+                                    "{\"orderId\":\"trace-1\",\"amount\":5000,\"currency\":\"EUR\","
+                                            + "\"source\":\"tok_visa\"}")
                             .body(),
                     "id");
-            HttpResponse<String> accepted =
-                    send(apiUrl, "/v1/payments/" + paymentId + "/refunds", "{\"amount\":1200}");
+            HttpResponse<String> accepted = send(apiUrl, "/v1/payments/" + paymentId + "/refunds", "{\"amount\":1200}");
             assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
             String requestId = accepted.headers().firstValue("Request-Id").orElseThrow();
             String refundId = field(accepted.body(), "refundId");
@@ -114,7 +117,9 @@ class RefundTraceTest {
 
             // the outcome's event (RefundSucceeded) is the last span of the trace to be exported: wait for it
             ReceivedSpan outcomeEvent = awaitSpan(
-                    otlp, traceId, s -> s.kind() == SpanKind.SPAN_KIND_PRODUCER && s.name().equals("payment-events publish"));
+                    otlp,
+                    traceId,
+                    s -> s.kind() == SpanKind.SPAN_KIND_PRODUCER && s.name().equals("payment-events publish"));
             List<ReceivedSpan> trace = inTrace(otlp, traceId);
             String dump = trace.stream().map(ReceivedSpan::toString).collect(Collectors.joining("\n"));
 
@@ -134,7 +139,9 @@ class RefundTraceTest {
 
             // 4. outbox-relay's producer span continues from the row
             ReceivedSpan producer = single(
-                    trace, s -> s.kind() == SpanKind.SPAN_KIND_PRODUCER && s.name().equals("refund-commands publish"), dump);
+                    trace,
+                    s -> s.kind() == SpanKind.SPAN_KIND_PRODUCER && s.name().equals("refund-commands publish"),
+                    dump);
             assertThat(producer.service()).isEqualTo("outbox-relay");
             assertThat(producer.parentSpanId()).isEqualTo(writer.spanId());
 
@@ -188,12 +195,16 @@ class RefundTraceTest {
         } finally {
             for (CompletableFuture<QuarkusProcess> process : processes) {
                 try {
-                    process.get(3, TimeUnit.MINUTES).stop();
+                    process.get(4, TimeUnit.MINUTES).stop();
                 } catch (ExecutionException | TimeoutException e) {
                     // did not start: nothing to stop
                 }
             }
         }
+    }
+
+    private static QuarkusProcess start(String module, Map<String, String> properties) {
+        return QuarkusProcess.start(module, "256m", properties, STARTUP);
     }
 
     private static boolean isSql(ReceivedSpan span) {
