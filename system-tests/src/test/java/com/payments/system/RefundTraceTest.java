@@ -50,8 +50,8 @@ import org.junit.jupiter.api.Test;
 class RefundTraceTest {
     private static final String KEY = "Bearer sk_test_demo_merchant_a";
     private static final Duration WAIT = Duration.ofSeconds(90);
-    /** Three JVMs start at once, on a CI machine of 2 cores. */
-    private static final Duration STARTUP = Duration.ofMinutes(3);
+    /** Three JVMs start at once, on a machine of 2 cores that may be busy. */
+    private static final Duration STARTUP = Duration.ofMinutes(5);
 
     private static final Pattern TRACEPARENT = Pattern.compile("00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}");
 
@@ -83,7 +83,7 @@ class RefundTraceTest {
             processes.add(CompletableFuture.supplyAsync(() -> start("payments-api", api)));
             processes.add(CompletableFuture.supplyAsync(() -> start("outbox-relay", common)));
             processes.add(CompletableFuture.supplyAsync(() -> start("refunds-worker", common)));
-            CompletableFuture.allOf(processes.toArray(CompletableFuture[]::new)).get(4, TimeUnit.MINUTES);
+            CompletableFuture.allOf(processes.toArray(CompletableFuture[]::new)).get(6, TimeUnit.MINUTES);
             String apiUrl = processes.get(0).get().url();
 
             String paymentId = field(
@@ -195,7 +195,7 @@ class RefundTraceTest {
         } finally {
             for (CompletableFuture<QuarkusProcess> process : processes) {
                 try {
-                    process.get(4, TimeUnit.MINUTES).stop();
+                    process.get(6, TimeUnit.MINUTES).stop();
                 } catch (ExecutionException | TimeoutException e) {
                     // did not start: nothing to stop
                 }
