@@ -38,6 +38,12 @@ public final class QuarkusProcess implements AutoCloseable {
 
     /** Starts {@code module}'s jar with these system properties (Quarkus config) and waits until it is ready. */
     public static QuarkusProcess start(String module, String heap, Map<String, String> properties) {
+        return start(module, heap, properties, Duration.ofSeconds(120)); // a loaded 2-core CI machine took over 60 s
+    }
+
+    /** As {@link #start(String, String, Map)}, waiting at most {@code readyWithin} (several JVMs starting at once). */
+    public static QuarkusProcess start(
+            String module, String heap, Map<String, String> properties, Duration readyWithin) {
         Path jar = locateJar(module + "/target/quarkus-app/quarkus-run.jar");
         int port = freePort();
         int managementPort = freePort();
@@ -57,7 +63,7 @@ public final class QuarkusProcess implements AutoCloseable {
                     .redirectOutput(log.toFile())
                     .start();
             QuarkusProcess app = new QuarkusProcess(module, process, port, managementPort, log);
-            app.awaitReady(Duration.ofSeconds(120)); // a loaded 2-core CI machine took over 60 s
+            app.awaitReady(readyWithin);
             return app;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -9,6 +9,7 @@ import com.payments.relay.service.RelayMetrics;
 import com.payments.relay.service.RelayService;
 import com.payments.relay.service.RelayWorker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -169,7 +170,7 @@ final class RelayFixture {
 
     static Replica replica(String name, Vertx vertx, Postgres.Database db, String bootstrap, RelayConfig config) {
         Pool pool = pool(vertx, db, 4);
-        KafkaPublisher publisher = new KafkaPublisher(bootstrap, config.producer());
+        KafkaPublisher publisher = new KafkaPublisher(bootstrap, config.producer(), OpenTelemetry.noop());
         RelayMetrics metrics = new RelayMetrics(new SimpleMeterRegistry());
         RelayWorker worker = new RelayWorker(name, vertx, connectOptions(db), pool, publisher, config, metrics);
         worker.start();

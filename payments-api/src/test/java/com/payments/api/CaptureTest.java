@@ -100,7 +100,7 @@ class CaptureTest {
     }
 
     @Test
-    void keepsTheCallersTraceContextInTheOutboxRow() {
+    void continuesTheCallersTraceInTheOutboxRow() {
         String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
         Response response = TestSupport.merchant(KEY_A)
                 .header("Idempotency-Key", unique("key"))
@@ -116,7 +116,10 @@ class CaptureTest {
                 .iterator()
                 .next()
                 .getString(0);
-        assertThat(stored).isEqualTo(traceparent);
+        // the caller's trace, our request's span (a child of the caller's span)
+        assertThat(stored)
+                .matches("00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01")
+                .isNotEqualTo(traceparent);
     }
 
     @Test

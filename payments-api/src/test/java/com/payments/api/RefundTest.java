@@ -205,8 +205,10 @@ class RefundTest {
         assertThat(payload.getString("pspChargeReference"))
                 .startsWith("ch_")
                 .isEqualTo(refund.getString("psp_reference"));
+        // the caller's trace, continued by our request's span
         assertThat(new JsonObject(outbox.getString("headers")).getString("traceparent"))
-                .isEqualTo(traceparent);
+                .matches("00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01")
+                .isNotEqualTo(traceparent);
 
         Response read = merchant(KEY_A).get("/v1/refunds/" + refundId);
         read.then().statusCode(200);

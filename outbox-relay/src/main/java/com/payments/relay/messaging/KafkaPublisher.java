@@ -2,10 +2,20 @@ package com.payments.relay.messaging;
 
 import com.payments.relay.OutboxRow;
 import com.payments.relay.config.RelayConfig;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -25,6 +35,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Publishes outbox rows with a plain idempotent Kafka producer ({@code acks=all}) and waits for the broker's
  * acknowledgement of each. Called from the relay's own thread only, never from an event loop: it blocks.
+ *
+ * <p>Each record gets a producer span, a child of the trace context its writer stored in the row's {@code headers}
+ * (the merchant's request, a refund's outcome, a reconciliation run), ended at the broker's acknowledgement; the
+ * record's {@code traceparent}/{@code tracestate} headers carry the producer span on to the consumer. With tracing
+ * off, the stored headers are copied as they are.
  */
 public final class KafkaPublisher implements AutoCloseable {
     /** Kafka header carrying the outbox {@code event_id}. */
@@ -41,15 +56,29 @@ public final class KafkaPublisher implements AutoCloseable {
         return thread;
     });
 
+    private static final TextMapGetter<JsonObject> HEADERS = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(JsonObject carrier) {
+            return carrier.fieldNames();
+        }
+
+        @Override
+        public String get(JsonObject carrier, String key) {
+            return carrier != null && carrier.getValue(key) instanceof String value ? value : null;
+        }
+    };
+
     private final Map<String, Object> producerConfig;
     private final Duration ackDeadline;
+    private final Tracer tracer;
+    private final TextMapPropagator propagator;
     private KafkaProducer<String, byte[]> producer;
 
     /** Prefixes of the client settings taken from {@code kafka.*}: the connection's security (TLS, SASL). */
     static final List<String> PASSED_PREFIXES = List.of("security.", "sasl.", "ssl.");
 
-    public KafkaPublisher(String bootstrapServers, RelayConfig.Producer config) {
-        this(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), config);
+    public KafkaPublisher(String bootstrapServers, RelayConfig.Producer config, OpenTelemetry openTelemetry) {
+        this(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), config, openTelemetry);
     }
 
     /**
@@ -57,8 +86,10 @@ public final class KafkaPublisher implements AutoCloseable {
      *     the prefix): {@code bootstrap.servers} and the security settings ({@link #PASSED_PREFIXES}) are used, any
      *     other key is ignored, so that the delivery guarantees below cannot be changed by configuration.
      */
-    public KafkaPublisher(Map<String, ?> kafka, RelayConfig.Producer config) {
+    public KafkaPublisher(Map<String, ?> kafka, RelayConfig.Producer config, OpenTelemetry openTelemetry) {
         this.producerConfig = producerConfig(kafka, config);
+        this.tracer = openTelemetry.getTracer("outbox-relay");
+        this.propagator = openTelemetry.getPropagators().getTextMapPropagator();
         // The producer fails each record after delivery.timeout.ms; this is only the net under that net.
         this.ackDeadline = config.deliveryTimeout().plus(config.requestTimeout());
         this.producer = new KafkaProducer<>(producerConfig);
@@ -112,11 +143,15 @@ public final class KafkaPublisher implements AutoCloseable {
 
     private Result publish(KafkaProducer<String, byte[]> producer, List<OutboxRow> rows) {
         List<Future<RecordMetadata>> sent = new ArrayList<>(rows.size());
+        List<Span> spans = new ArrayList<>(rows.size());
         Exception failure = null;
         for (OutboxRow row : rows) {
+            Span span = producerSpan(row);
             try {
-                sent.add(producer.send(record(row)));
+                sent.add(producer.send(record(row, span)));
+                spans.add(span);
             } catch (RuntimeException e) {
+                end(span, e);
                 failure = e;
                 break;
             }
@@ -127,16 +162,20 @@ public final class KafkaPublisher implements AutoCloseable {
             try {
                 sent.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 acknowledged.add(rows.get(i).id());
+                end(spans.get(i), null);
             } catch (TimeoutException e) {
+                end(spans.get(i), e);
                 if (failure == null) {
                     failure = new IllegalStateException("no acknowledgement within " + ackDeadline, e);
                 }
             } catch (ExecutionException e) {
+                end(spans.get(i), e);
                 if (failure == null) {
                     failure = e.getCause() instanceof Exception cause ? cause : e;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                spans.subList(i, spans.size()).forEach(span -> end(span, e));
                 if (failure == null) {
                     failure = e;
                 }
@@ -152,18 +191,43 @@ public final class KafkaPublisher implements AutoCloseable {
         return new Result(acknowledged, failure);
     }
 
-    private static ProducerRecord<String, byte[]> record(OutboxRow row) {
+    /** A child of the context stored in the row (a new trace when none is stored). */
+    private Span producerSpan(OutboxRow row) {
+        Context parent =
+                row.headers() == null ? Context.root() : propagator.extract(Context.root(), row.headers(), HEADERS);
+        return tracer.spanBuilder(row.topic() + " publish")
+                .setParent(parent)
+                .setSpanKind(SpanKind.PRODUCER)
+                .setAttribute("messaging.system", "kafka")
+                .setAttribute("messaging.operation", "publish")
+                .setAttribute("messaging.destination.name", row.topic())
+                .setAttribute("messaging.message.id", row.eventId().toString())
+                .setAttribute("messaging.kafka.message.key", row.key())
+                .startSpan();
+    }
+
+    private static void end(Span span, Exception failure) {
+        if (failure != null) {
+            span.setStatus(StatusCode.ERROR, failure.getClass().getSimpleName());
+        }
+        span.end();
+    }
+
+    private ProducerRecord<String, byte[]> record(OutboxRow row, Span span) {
         var record = new ProducerRecord<>(row.topic(), row.key(), row.payload().getBytes(StandardCharsets.UTF_8));
         record.headers().add(EVENT_ID_HEADER, row.eventId().toString().getBytes(StandardCharsets.UTF_8));
         record.headers().add(EVENT_TYPE_HEADER, row.eventType().getBytes(StandardCharsets.UTF_8));
-        // Trace context and any other header the writer stored (e.g. traceparent), string values only.
+        // Any header the writer stored (string values only), its trace context replaced by the producer span's.
+        Map<String, String> headers = new LinkedHashMap<>();
         if (row.headers() != null) {
             row.headers().forEach(entry -> {
                 if (entry.getValue() instanceof String value) {
-                    record.headers().add(entry.getKey(), value.getBytes(StandardCharsets.UTF_8));
+                    headers.put(entry.getKey(), value);
                 }
             });
         }
+        propagator.inject(Context.root().with(span), headers, Map::put);
+        headers.forEach((key, value) -> record.headers().add(key, value.getBytes(StandardCharsets.UTF_8)));
         return record;
     }
 

@@ -4,6 +4,7 @@ import com.payments.relay.config.RelayConfig;
 import com.payments.relay.config.RelayPoolCreator;
 import com.payments.relay.messaging.KafkaPublisher;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -26,6 +27,7 @@ public class RelayService {
     private final RelayMetrics metrics;
     private final Map<String, Object> kafka;
     private final PgConnectOptions connectOptions;
+    private final OpenTelemetry openTelemetry;
     private KafkaPublisher publisher;
     private RelayWorker worker;
 
@@ -34,12 +36,14 @@ public class RelayService {
             Vertx vertx,
             Pool pool,
             MeterRegistry registry,
+            OpenTelemetry openTelemetry,
             @Identifier("default-kafka-broker") Map<String, Object> kafka,
             @ConfigProperty(name = "quarkus.datasource.reactive.url") String url,
             @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
             @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password) {
         this.config = config;
         this.vertx = vertx;
+        this.openTelemetry = openTelemetry;
         this.pool = pool;
         this.metrics = new RelayMetrics(registry);
         this.kafka = kafka;
@@ -61,7 +65,7 @@ public class RelayService {
             Log.info("outbox-relay disabled (relay.enabled=false)");
             return;
         }
-        publisher = new KafkaPublisher(kafka, config.producer());
+        publisher = new KafkaPublisher(kafka, config.producer(), openTelemetry);
         worker = new RelayWorker("main", vertx, connectOptions, pool, publisher, config, metrics);
         worker.start();
     }

@@ -34,7 +34,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
                         description = "Merchant API of the payments platform: capture card payments through a PSP with"
                                 + " client-supplied idempotency keys, refund them, read them. Within /v1 changes are"
                                 + " additive only (docs/api.md, Compatibility); every change is listed in CHANGELOG.md."
-                                + " Errors are application/problem+json (RFC 9457) with a stable `code`.",
+                                + " Errors are application/problem+json (RFC 9457) with a stable `code`. Every answer"
+                                + " carries a `Request-Id` header (also the `instance` of a problem): quote it when you"
+                                + " ask us about a request.",
                         contact = @Contact(name = "Payments platform team"),
                         license = @License(name = "Proprietary", identifier = "LicenseRef-Proprietary")),
         servers = @Server(url = "http://127.0.0.1:8080", description = "The local stack (./local-stack.sh)"),

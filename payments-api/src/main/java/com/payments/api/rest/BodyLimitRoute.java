@@ -10,7 +10,6 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -23,10 +22,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class BodyLimitRoute {
-    private static final Buffer PROBLEM = Buffer.buffer(
+    private static final String PROBLEM =
             "{\"type\":\"https://docs.payments.example/problems/body_too_large\",\"title\":\"Payload too large\","
-                    + "\"status\":413,\"detail\":\"The request body is too large\",\"code\":\"body_too_large\"}",
-            StandardCharsets.UTF_8.name());
+                    + "\"status\":413,\"detail\":\"The request body is too large\",\"code\":\"body_too_large\"";
 
     private final ApiMetrics metrics;
     private final Optional<MemorySize> maxBodySize;
@@ -72,7 +70,12 @@ public class BodyLimitRoute {
                 .setStatusCode(413)
                 .putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
                 .putHeader(HttpHeaders.CONNECTION, "close")
-                .end(PROBLEM.copy());
+                .end(Buffer.buffer(problem(rc.response().headers().get(RequestIdRoute.HEADER)), "UTF-8"));
+    }
+
+    /** The problem+json body; its {@code instance} is the request id (a header set by {@link RequestIdRoute}). */
+    private static String problem(String requestId) {
+        return requestId == null ? PROBLEM + "}" : PROBLEM + ",\"instance\":\"" + requestId + "\"}";
     }
 
     /** The announced length; none or unparsable: 0 (Quarkus' own handling applies). */

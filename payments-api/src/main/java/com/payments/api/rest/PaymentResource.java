@@ -11,7 +11,7 @@ import com.payments.api.service.IdempotencyService;
 import com.payments.api.service.MerchantAuthService;
 import com.payments.api.service.PaymentQueryService;
 import com.payments.api.service.RateLimiter;
-import com.payments.api.service.TraceContext;
+import com.payments.contracts.tracing.TraceHeaders;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
@@ -51,6 +51,7 @@ public class PaymentResource {
     private final RateLimiter rateLimiter;
     private final CaptureService captures;
     private final PaymentQueryService queries;
+    private final TraceHeaders traceHeaders;
     private final int maxBodyBytes;
 
     public PaymentResource(
@@ -58,11 +59,13 @@ public class PaymentResource {
             RateLimiter rateLimiter,
             CaptureService captures,
             PaymentQueryService queries,
+            TraceHeaders traceHeaders,
             ApiConfig config) {
         this.auth = auth;
         this.rateLimiter = rateLimiter;
         this.captures = captures;
         this.queries = queries;
+        this.traceHeaders = traceHeaders;
         this.maxBodyBytes = config.limits().maxBodyBytes();
     }
 
@@ -271,6 +274,8 @@ public class PaymentResource {
     public Uni<RestResponse<byte[]>> capture(
             @RestHeader("Authorization") String authorization,
             @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,
+            // Read by the OpenTelemetry server instrumentation (the request's span continues the caller's trace),
+            // declared here for the API document only.
             @Parameter(ref = "traceparent") @RestHeader("traceparent") String traceparent,
             @Parameter(ref = "tracestate") @RestHeader("tracestate") String tracestate,
             @Context HttpServerRequest http,
@@ -279,7 +284,7 @@ public class PaymentResource {
             rateLimiter.acquire(merchant);
             String key = IdempotencyService.validateKey(idempotencyKey);
             CaptureRequest request = CaptureRequest.parse(body, maxBodyBytes);
-            return captures.capture(merchant, key, request, TraceContext.headers(traceparent, tracestate))
+            return captures.capture(merchant, key, request, traceHeaders.current())
                     .map(PaymentResource::toResponse);
         });
     }

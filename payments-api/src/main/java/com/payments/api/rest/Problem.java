@@ -1,5 +1,6 @@
 package com.payments.api.rest;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
@@ -18,4 +19,9 @@ public record Problem(
                         required = true,
                         description = "Stable code to branch on (docs/api.md, Errors); new codes may be added within"
                                 + " /v1")
-                String code) {}
+                String code,
+        @JsonInclude(JsonInclude.Include.NON_NULL)
+                @Schema(
+                        description = "This request's id, as in the `Request-Id` header: quote it when you ask us"
+                                + " about the answer")
+                String instance) {}

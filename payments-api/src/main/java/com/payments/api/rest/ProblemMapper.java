@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.api.service.ApiMetrics;
 import io.quarkus.logging.Log;
+import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.WebApplicationException;
 import java.nio.charset.StandardCharsets;
 import org.jboss.resteasy.reactive.RestResponse;
@@ -27,13 +28,13 @@ public class ProblemMapper {
     }
 
     @ServerExceptionMapper
-    public RestResponse<byte[]> problem(ApiProblem problem) {
+    public RestResponse<byte[]> problem(ApiProblem problem, HttpServerResponse response) {
         metrics.rejected(problem.status(), problem.code());
-        return render(problem);
+        return render(problem, response.headers().get(RequestIdRoute.HEADER));
     }
 
     @ServerExceptionMapper
-    public RestResponse<byte[]> web(WebApplicationException e) {
+    public RestResponse<byte[]> web(WebApplicationException e, HttpServerResponse response) {
         int status = e.getResponse().getStatus();
         ApiProblem problem =
                 switch (status) {
@@ -57,24 +58,30 @@ public class ProblemMapper {
                                 ? ApiProblem.badRequest("bad_request", "The request is malformed")
                                 : internal();
                 };
-        return problem(problem);
+        return problem(problem, response);
     }
 
     @ServerExceptionMapper
-    public RestResponse<byte[]> unexpected(Throwable e) {
+    public RestResponse<byte[]> unexpected(Throwable e, HttpServerResponse response) {
         // Class name only: a message could carry request data.
         Log.errorf("Unexpected error: %s", e.getClass().getName());
         Log.debug("Unexpected error", e);
-        return problem(internal());
+        return problem(internal(), response);
     }
 
     private static ApiProblem internal() {
         return new ApiProblem(500, "internal_error", "Internal error", "Something went wrong on our side", null);
     }
 
-    private RestResponse<byte[]> render(ApiProblem problem) {
+    /** {@code requestId}: the {@code instance} of the answer (RequestIdRoute sets it as a header). */
+    private RestResponse<byte[]> render(ApiProblem problem, String requestId) {
         Problem body = new Problem(
-                TYPE_BASE + problem.code(), problem.title(), problem.status(), problem.detail(), problem.code());
+                TYPE_BASE + problem.code(),
+                problem.title(),
+                problem.status(),
+                problem.detail(),
+                problem.code(),
+                requestId);
         byte[] bytes;
         try {
             bytes = mapper.writeValueAsBytes(body);

@@ -7,7 +7,7 @@ import com.payments.api.service.MerchantAuthService;
 import com.payments.api.service.RateLimiter;
 import com.payments.api.service.RefundRequest;
 import com.payments.api.service.RefundService;
-import com.payments.api.service.TraceContext;
+import com.payments.contracts.tracing.TraceHeaders;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
@@ -39,12 +39,19 @@ public class RefundResource {
     private final MerchantAuthService auth;
     private final RateLimiter rateLimiter;
     private final RefundService refunds;
+    private final TraceHeaders traceHeaders;
     private final int maxBodyBytes;
 
-    public RefundResource(MerchantAuthService auth, RateLimiter rateLimiter, RefundService refunds, ApiConfig config) {
+    public RefundResource(
+            MerchantAuthService auth,
+            RateLimiter rateLimiter,
+            RefundService refunds,
+            TraceHeaders traceHeaders,
+            ApiConfig config) {
         this.auth = auth;
         this.rateLimiter = rateLimiter;
         this.refunds = refunds;
+        this.traceHeaders = traceHeaders;
         this.maxBodyBytes = config.limits().maxBodyBytes();
     }
 
@@ -195,6 +202,8 @@ public class RefundResource {
     public Uni<RestResponse<byte[]>> refund(
             @RestHeader("Authorization") String authorization,
             @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,
+            // Read by the OpenTelemetry server instrumentation (the request's span continues the caller's trace),
+            // declared here for the API document only.
             @Parameter(ref = "traceparent") @RestHeader("traceparent") String traceparent,
             @Parameter(ref = "tracestate") @RestHeader("tracestate") String tracestate,
             @Parameter(description = "The payment's id", schema = @Schema(type = SchemaType.STRING, format = "uuid"))
@@ -206,12 +215,7 @@ public class RefundResource {
             rateLimiter.acquire(merchant);
             String key = IdempotencyService.validateKey(idempotencyKey);
             RefundRequest request = RefundRequest.parse(body, maxBodyBytes);
-            return refunds.refund(
-                            merchant,
-                            PaymentResource.uuidOr404(id),
-                            key,
-                            request,
-                            TraceContext.headers(traceparent, tracestate))
+            return refunds.refund(merchant, PaymentResource.uuidOr404(id), key, request, traceHeaders.current())
                     .map(PaymentResource::toResponse);
         });
     }

@@ -52,7 +52,7 @@ public class PaymentOutcomeService {
      * hold its row lock). A final outcome also resolves the operations item the resolver opened if it gave up on
      * the payment at its deadline: the question it left for a human is answered.
      *
-     * @param traceHeaders trace context for the outbox row (see {@link TraceContext#headers})
+     * @param traceHeaders trace context for the outbox row (the current one, see {@link com.payments.contracts.tracing.TraceHeaders})
      * @return the payment; null when no payment has this id
      */
     public Uni<Recorded> record(SqlClient conn, PaymentOutcome outcome, Map<String, String> traceHeaders) {

@@ -13,7 +13,11 @@ import com.payments.api.repository.OperationsRepository;
 import com.payments.api.repository.ResolverRepository;
 import com.payments.api.repository.ResolverRepository.Claimed;
 import com.payments.api.repository.ResolverRepository.Locked;
+<<<<<<< HEAD
 import com.payments.psp.PspConcurrencyLimit;
+=======
+import com.payments.contracts.tracing.TraceHeaders;
+>>>>>>> i22-tracing
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -54,6 +58,7 @@ public class PaymentResolver {
     private final ResolverMetrics metrics;
     private final ResolutionConfig.Resolver config;
     private final ObjectMapper mapper;
+    private final TraceHeaders traceHeaders;
 
     public PaymentResolver(
             Pool pool,
@@ -66,7 +71,8 @@ public class PaymentResolver {
             PspConcurrencyLimit pspLimit,
             ResolverMetrics metrics,
             ResolutionConfig config,
-            ObjectMapper mapper) {
+            ObjectMapper mapper,
+            TraceHeaders traceHeaders) {
         this.pool = pool;
         this.repository = repository;
         this.operations = operations;
@@ -78,6 +84,7 @@ public class PaymentResolver {
         this.metrics = metrics;
         this.config = config.resolver();
         this.mapper = mapper;
+        this.traceHeaders = traceHeaders;
     }
 
     @Scheduled(
@@ -182,14 +189,13 @@ public class PaymentResolver {
             if (reported != null && !PspAmountMismatch.sameMoney(current, reported)) {
                 return amountMismatch(conn, claim, current, reported);
             }
-            return outcomes.record(conn, outcome, TraceContext.headers(null, null))
-                    .map(recorded -> {
-                        PaymentStatus now = recorded.payment().status();
-                        Log.infof(
-                                "Resolver: payment %s %s -> %s (attempt %d)",
-                                claim.id(), current.status(), now, claim.attempt());
-                        return now == PaymentStatus.CAPTURED ? "captured" : "failed";
-                    });
+            return outcomes.record(conn, outcome, traceHeaders.current()).map(recorded -> {
+                PaymentStatus now = recorded.payment().status();
+                Log.infof(
+                        "Resolver: payment %s %s -> %s (attempt %d)",
+                        claim.id(), current.status(), now, claim.attempt());
+                return now == PaymentStatus.CAPTURED ? "captured" : "failed";
+            });
         }));
     }
 
@@ -219,7 +225,7 @@ public class PaymentResolver {
         if (current.status() != PaymentStatus.PROCESSING) {
             return Uni.createFrom().voidItem();
         }
-        return outcomes.record(conn, PaymentOutcome.unknown(claim.id(), error, ACTOR), TraceContext.headers(null, null))
+        return outcomes.record(conn, PaymentOutcome.unknown(claim.id(), error, ACTOR), traceHeaders.current())
                 .invoke(r -> Log.infof(
                         "Resolver: payment %s PROCESSING -> UNKNOWN (attempt %d)", claim.id(), claim.attempt()))
                 .replaceWithVoid();

@@ -10,6 +10,7 @@ import com.payments.api.repository.ResolverRepository;
 import com.payments.api.repository.ResolverRepository.Locked;
 import com.payments.api.repository.WebhookRepository;
 import com.payments.api.rest.ApiProblem;
+import com.payments.contracts.tracing.TraceHeaders;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -45,6 +46,7 @@ public class WebhookService {
     private final ResolverMetrics metrics;
     private final ResolutionConfig.Webhooks config;
     private final ObjectMapper mapper;
+    private final TraceHeaders traceHeaders;
 
     public WebhookService(
             Pool pool,
@@ -55,7 +57,8 @@ public class WebhookService {
             PaymentOutcomeService outcomes,
             ResolverMetrics metrics,
             ResolutionConfig config,
-            ObjectMapper mapper) {
+            ObjectMapper mapper,
+            TraceHeaders traceHeaders) {
         this.pool = pool;
         this.events = events;
         this.payments = payments;
@@ -65,6 +68,7 @@ public class WebhookService {
         this.metrics = metrics;
         this.config = config.webhooks();
         this.mapper = mapper;
+        this.traceHeaders = traceHeaders;
     }
 
     public Uni<Receipt> receive(byte[] body, String signature) {
@@ -181,17 +185,16 @@ public class WebhookService {
                             chargeId,
                             event.data().path("declineCode").asText("declined"),
                             ACTOR);
-            return outcomes.record(conn, outcome, TraceContext.headers(null, null))
-                    .map(recorded -> {
-                        Log.infof(
-                                "Webhook %s: payment %s %s -> %s (attempt %d)",
-                                event.id(),
-                                paymentId,
-                                current.status(),
-                                recorded.payment().status(),
-                                current.attempts());
-                        return "applied";
-                    });
+            return outcomes.record(conn, outcome, traceHeaders.current()).map(recorded -> {
+                Log.infof(
+                        "Webhook %s: payment %s %s -> %s (attempt %d)",
+                        event.id(),
+                        paymentId,
+                        current.status(),
+                        recorded.payment().status(),
+                        current.attempts());
+                return "applied";
+            });
         });
     }
 

@@ -331,7 +331,7 @@ public class ReconRepository {
         }
     }
 
-    /** Enqueues an event for outbox-relay; {@code headersJson} are its Kafka headers (a JSON object). */
+    /** Enqueues an event for outbox-relay; {@code headersJson} are its Kafka headers (a JSON object: the run's trace context). */
     public void enqueueEvent(
             Connection c, String eventId, String type, String topic, String key, String payload, String headersJson)
             throws SQLException {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentCaptured;
+import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.recon.client.SettlementSource;
 import com.payments.recon.config.ReconConfig;
 import com.payments.recon.repository.ReconRepository;
@@ -13,6 +14,8 @@ import com.payments.recon.repository.ReconRepository.Resolved;
 import com.payments.recon.repository.ReconRepository.SettledUnknown;
 import com.payments.recon.service.RunSummary.Load;
 import com.payments.recon.service.RunSummary.Match;
+import io.opentelemetry.instrumentation.annotations.SpanAttribute;
+import io.opentelemetry.instrumentation.annotations.WithSpan;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.BufferedReader;
@@ -49,7 +52,6 @@ public class ReconciliationService {
      * Kafka headers of the events a run enqueues. A run has no caller whose trace it could continue; the command-mode
      * app does not start traces of its own.
      */
-    private static final String NO_HEADERS = "{}";
 
     private final DataSource dataSource;
     private final ReconRepository repository;
@@ -58,14 +60,17 @@ public class ReconciliationService {
     private final String workMem;
     private final int lateResolutionDays;
     private final Duration reportAfter;
+    private final TraceHeaders traceHeaders;
 
     ReconciliationService(
             DataSource dataSource,
             ReconRepository repository,
             SettlementSource source,
             ObjectMapper json,
-            ReconConfig config) {
+            ReconConfig config,
+            TraceHeaders traceHeaders) {
         this.dataSource = dataSource;
+        this.traceHeaders = traceHeaders;
         this.repository = repository;
         this.source = source;
         this.json = json;
@@ -105,7 +110,9 @@ public class ReconciliationService {
         }
     }
 
-    public RunResult run(LocalDate date, String sourceSpec, Duration window) {
+    /** One run, in a span of its own (the root of the trace of the events it writes). */
+    @WithSpan("reconciliation run")
+    public RunResult run(@SpanAttribute("recon.date") LocalDate date, String sourceSpec, Duration window) {
         Progress progress = new Progress(date, SettlementSource.location(sourceSpec, date), window);
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
@@ -237,7 +244,7 @@ public class ReconciliationService {
                     Topics.PAYMENT_EVENTS,
                     s.paymentId(),
                     json.writeValueAsString(event),
-                    NO_HEADERS);
+                    json.writeValueAsString(traceHeaders.current()));
             Log.infof(
                     "payment %s UNKNOWN -> CAPTURED: settled by the PSP as %s on %s",
                     s.paymentId(), s.pspReference(), date);

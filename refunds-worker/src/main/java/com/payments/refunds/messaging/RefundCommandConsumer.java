@@ -9,15 +9,12 @@ import com.payments.refunds.service.RefundExecutionService;
 import com.payments.refunds.service.RefundsMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -33,12 +30,12 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  */
 @ApplicationScoped
 public class RefundCommandConsumer {
-    private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
     private final RefundExecutionService service;
     private final ObjectMapper mapper;
     private final RefundsConfig.Processing processing;
     private final KeyedLanes lanes;
     private final RefundsMetrics metrics;
+    private final RecordTracing tracing;
 
     public RefundCommandConsumer(
             RefundExecutionService service,
@@ -46,11 +43,13 @@ public class RefundCommandConsumer {
             RefundsConfig config,
             PspConcurrencyLimit pspLimit,
             MeterRegistry registry,
-            RefundsMetrics metrics) {
+            RefundsMetrics metrics,
+            RecordTracing tracing) {
         this.service = service;
         this.metrics = metrics;
         this.mapper = mapper;
         this.processing = config.processing();
+        this.tracing = tracing;
         this.lanes = new KeyedLanes(() -> 2 * pspLimit.limit());
         Gauge.builder("refunds.commands.in.flight", lanes, KeyedLanes::admitted)
                 .description("refund-commands records admitted and not yet acknowledged")
@@ -60,14 +59,14 @@ public class RefundCommandConsumer {
     /** Completes once the record is admitted; the record is acked or nacked when its processing ends. */
     @Incoming("refund-commands")
     public Uni<Void> consume(Message<String> message) {
-        IncomingKafkaRecordMetadata<?, ?> metadata =
-                message.getMetadata(IncomingKafkaRecordMetadata.class).orElse(null);
-        String key = metadata == null ? null : (String) metadata.getKey();
-        Map<String, String> trace = metadata == null ? Map.of() : traceHeaders(metadata.getHeaders());
-        return lanes.submit(key, () -> process(message.getPayload(), trace)
-                .onItemOrFailure()
-                .transformToUni((ignored, failure) -> Uni.createFrom()
-                        .completionStage(failure == null ? message.ack() : deadLetter(message, failure))));
+        Optional<IncomingKafkaRecordMetadata> metadata = message.getMetadata(IncomingKafkaRecordMetadata.class);
+        String key = metadata.map(m -> (String) m.getKey()).orElse(null);
+        Headers headers = metadata.map(IncomingKafkaRecordMetadata::getHeaders).orElse(null);
+        return lanes.submit(
+                key, () -> tracing.process("refund-commands", headers, key, () -> process(message.getPayload()))
+                        .onItemOrFailure()
+                        .transformToUni((ignored, failure) -> Uni.createFrom()
+                                .completionStage(failure == null ? message.ack() : deadLetter(message, failure))));
     }
 
     private CompletionStage<Void> deadLetter(Message<String> message, Throwable failure) {
@@ -75,29 +74,15 @@ public class RefundCommandConsumer {
         return message.nack(failure);
     }
 
-    /**
-     * The command's trace context ({@code traceparent}, {@code tracestate}), passed on to the events its outcome
-     * enqueues.
-     */
-    private static Map<String, String> traceHeaders(Headers headers) {
-        Map<String, String> trace = new HashMap<>(2);
-        for (String name : TRACE_HEADERS) {
-            Header header = headers.lastHeader(name);
-            if (header != null && header.value() != null) {
-                trace.put(name, new String(header.value(), StandardCharsets.UTF_8));
-            }
-        }
-        return trace;
-    }
-
-    private Uni<Void> process(String value, Map<String, String> trace) {
+    private Uni<Void> process(String value) {
         RefundRequested command;
         try {
             command = parse(value);
         } catch (InvalidCommandException e) {
             return Uni.createFrom().failure(e);
         }
-        return service.execute(command, trace)
+        Span.current().setAttribute(RecordTracing.REFUND_ID, command.refundId().toString());
+        return service.execute(command)
                 .onFailure(e -> !(e instanceof InvalidCommandException))
                 .retry()
                 .withBackOff(processing.initialBackoff(), processing.maxBackoff())

@@ -20,7 +20,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -74,9 +73,9 @@ public class RefundExecutionService {
      * Executes one {@code RefundRequested} command. Completes once the outcome is committed (including "still
      * unknown, rescheduled for the sync", and "another claim holds the lease": then the PSP is not called, and the
      * lease holder or the sync finishes the refund); fails with {@link InvalidCommandException} for a command that
-     * can never be executed, or with the database's error. {@code traceHeaders} go with the event of the outcome.
+     * can never be executed, or with the database's error.
      */
-    public Uni<Void> execute(RefundRequested command, Map<String, String> traceHeaders) {
+    public Uni<Void> execute(RefundRequested command) {
         String consumer = config.consumerName();
         return pool.withTransaction(conn -> consumed.seen(conn, consumer, command.eventId())
                         .flatMap(seen -> seen ? Uni.createFrom().nullItem() : claimFor(conn, command)))
@@ -88,7 +87,7 @@ public class RefundExecutionService {
                             .map(outcome -> new Result(outcome, null))
                             .onFailure()
                             .recoverWithItem(e -> new Result(null, describe(e)))
-                            .flatMap(result -> apply(refund, result, command.eventId(), traceHeaders));
+                            .flatMap(result -> apply(refund, result, command.eventId()));
                 });
     }
 
@@ -119,7 +118,7 @@ public class RefundExecutionService {
                 .map(outcome -> new Result(outcome, null))
                 .onFailure()
                 .recoverWithItem(e -> new Result(null, describe(e)))
-                .flatMap(result -> apply(refund, result, null, Map.of()))
+                .flatMap(result -> apply(refund, result, null))
                 // One refund's database failure must not stop the batch; its lease expires and it comes back.
                 .onFailure()
                 .recoverWithItem(e -> {
@@ -178,10 +177,9 @@ public class RefundExecutionService {
 
     /**
      * The outcome transaction; {@code eventId} (null for the sync) is recorded as consumed in it. Once it committed,
-     * the outcome it applied is counted ({@link RefundsMetrics#outcome}). {@code traceHeaders} go with the outcome's
-     * event.
+     * the outcome it applied is counted ({@link RefundsMetrics#outcome}).
      */
-    private Uni<Void> apply(Refund refund, Result result, UUID eventId, Map<String, String> traceHeaders) {
+    private Uni<Void> apply(Refund refund, Result result, UUID eventId) {
         return pool.<String>withTransaction(conn -> {
                     Uni<Boolean> fresh = eventId == null
                             ? Uni.createFrom().item(true)
@@ -196,10 +194,10 @@ public class RefundExecutionService {
                         }
                         PspOutcome outcome = result.outcome();
                         if (outcome instanceof PspOutcome.Succeeded s) {
-                            return succeed(conn, refund, s.pspReference(), traceHeaders);
+                            return succeed(conn, refund, s.pspReference());
                         }
                         if (outcome instanceof PspOutcome.Failed f) {
-                            return fail(conn, refund, f.failureCode(), traceHeaders);
+                            return fail(conn, refund, f.failureCode());
                         }
                         if (outcome instanceof PspOutcome.Rejected r) {
                             return reschedule(
@@ -220,7 +218,7 @@ public class RefundExecutionService {
                 .replaceWithVoid();
     }
 
-    private Uni<String> succeed(SqlClient conn, Refund refund, String pspReference, Map<String, String> traceHeaders) {
+    private Uni<String> succeed(SqlClient conn, Refund refund, String pspReference) {
         return refunds.succeed(conn, refund.id(), pspReference).flatMap(changed -> {
             if (!changed) {
                 Log.infof("refund %s: already final, PSP success (%s) not applied again", refund.id(), pspReference);
@@ -238,13 +236,12 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    pspReference),
-                            traceHeaders))
+                                    pspReference)))
                     .replaceWith("succeeded");
         });
     }
 
-    private Uni<String> fail(SqlClient conn, Refund refund, String failureCode, Map<String, String> traceHeaders) {
+    private Uni<String> fail(SqlClient conn, Refund refund, String failureCode) {
         return refunds.fail(conn, refund.id(), failureCode).flatMap(changed -> {
             if (!changed) {
                 Log.infof("refund %s: already final, PSP decline not applied again", refund.id());
@@ -262,8 +259,7 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    failureCode),
-                            traceHeaders))
+                                    failureCode)))
                     .replaceWith("failed");
         });
     }

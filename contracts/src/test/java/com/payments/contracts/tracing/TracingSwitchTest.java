@@ -1,0 +1,50 @@
+package com.payments.contracts.tracing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Tracing is off unless an OTLP endpoint is configured; an explicit quarkus.otel.sdk.disabled wins. */
+class TracingSwitchTest {
+
+    @Test
+    void offWithoutAnEndpoint() {
+        assertThat(sdkDisabled(Map.of())).contains(true);
+    }
+
+    @Test
+    void leftToQuarkusWithAnEndpoint() {
+        assertThat(sdkDisabled(Map.of("quarkus.otel.exporter.otlp.endpoint", "http://collector:4317")))
+                .isEmpty();
+        assertThat(sdkDisabled(Map.of("quarkus.otel.exporter.otlp.traces.endpoint", "http://collector:4318")))
+                .isEmpty();
+    }
+
+    @Test
+    void aBlankEndpointIsNone() {
+        assertThat(sdkDisabled(Map.of("quarkus.otel.exporter.otlp.endpoint", " ")))
+                .contains(true);
+    }
+
+    @Test
+    void anExplicitSettingWins() {
+        assertThat(sdkDisabled(Map.of("quarkus.otel.sdk.disabled", "false"))).contains(false);
+        assertThat(sdkDisabled(Map.of(
+                        "quarkus.otel.sdk.disabled", "true",
+                        "quarkus.otel.exporter.otlp.endpoint", "http://collector:4317")))
+                .contains(true);
+    }
+
+    private static Optional<Boolean> sdkDisabled(Map<String, String> properties) {
+        SmallRyeConfig config = new SmallRyeConfigBuilder()
+                .withSources(new PropertiesConfigSource(properties, "test", 250))
+                .withSources(new TracingSwitch())
+                .build();
+        return config.getOptionalValue(TracingSwitch.SDK_DISABLED, Boolean.class);
+    }
+}
