@@ -13,11 +13,8 @@ import com.payments.api.repository.OperationsRepository;
 import com.payments.api.repository.ResolverRepository;
 import com.payments.api.repository.ResolverRepository.Claimed;
 import com.payments.api.repository.ResolverRepository.Locked;
-<<<<<<< HEAD
-import com.payments.psp.PspConcurrencyLimit;
-=======
 import com.payments.contracts.tracing.TraceHeaders;
->>>>>>> i22-tracing
+import com.payments.psp.PspConcurrencyLimit;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;

@@ -52,8 +52,8 @@ public class ReconciliationService {
      * Kafka headers of the events a run enqueues. A run has no caller whose trace it could continue; the command-mode
      * app does not start traces of its own.
      */
-
     private final DataSource dataSource;
+
     private final ReconRepository repository;
     private final SettlementSource source;
     private final ObjectMapper json;
