@@ -165,6 +165,11 @@ class PlatformGaugesTest {
     }
 
     private static String scrape() {
-        return TestSupport.management().get("/q/metrics").then().statusCode(200).extract().asString();
+        return TestSupport.management()
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
     }
 }

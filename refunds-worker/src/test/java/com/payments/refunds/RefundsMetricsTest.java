@@ -17,8 +17,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -110,7 +110,12 @@ class RefundsMetricsTest {
     /** Series (name with labels as exported) to value, from the Prometheus text format. */
     private static Map<String, Double> scrape() {
         int management = ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
-        String text = given().port(management).get("/q/metrics").then().statusCode(200).extract().asString();
+        String text = given().port(management)
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
         Map<String, Double> series = new HashMap<>();
         for (String line : text.split("\n")) {
             if (line.isBlank() || line.startsWith("#")) {
