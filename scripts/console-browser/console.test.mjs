@@ -69,18 +69,23 @@ try {
   page.on('pageerror', (e) => violations.push(String(e)));
 
   step('1. without a session the console sends us to the login page; log in with the operator token');
-  await page.goto(`${API}/console`);
+  const loginPage = await page.goto(`${API}/console`);
   check(page.url().endsWith('/console/login'), `expected the login page, got ${page.url()}`);
-  const csp = (await page.request.get(`${API}/console/login`)).headers()['content-security-policy'];
+  // From the page's own answer: another GET of the login page would replace the form's one-time CSRF cookie.
+  const csp = loginPage.headers()['content-security-policy'];
   check(csp && csp.includes("default-src 'none'") && !csp.includes('unsafe'), `weak or no CSP: ${csp}`);
-  await page.keyboard.press('Tab');
+  // The name field has autofocus; the only stop before it in the tab order must be the skip link.
+  check((await page.evaluate(() => document.activeElement?.id)) === 'operator', 'the name field has no focus');
+  await page.keyboard.press('Shift+Tab');
   check((await page.evaluate(() => document.activeElement?.textContent)) === 'Skip to content',
-    'the first Tab does not reach the skip link');
+    'the skip link is not the first stop of the tab order');
+  await page.keyboard.press('Tab');
   await page.fill('#operator', OPERATOR);
   await page.fill('#token', 'wrong-token');
   await page.press('#token', 'Enter');
   await page.waitForSelector('.message');
-  check((await page.textContent('.message')).includes('not the operator token'), 'a wrong token was not refused');
+  const refusal = await page.textContent('.message');
+  check(refusal.includes('not the operator token'), `a wrong token was not refused: ${refusal}`);
   await page.fill('#token', ADMIN_TOKEN);
   await shot(page, 'login');
   await page.press('#token', 'Enter');

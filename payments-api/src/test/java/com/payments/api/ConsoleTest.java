@@ -251,8 +251,8 @@ class ConsoleTest {
             Matcher next = Pattern.compile("rel=\"next\" href=\"([^\"]+)\"").matcher(html);
             url = next.find() ? next.group(1).replace("&amp;", "&") : null;
         }
-        // Close them again: other test classes list the oldest OPEN items of this shared database.
-        pool.preparedQuery("UPDATE operations_queue SET status = 'RESOLVED', resolved_at = now() WHERE reason = $1")
+        // Remove them again: other test classes list the oldest OPEN and RESOLVED items of this shared database.
+        pool.preparedQuery("DELETE FROM operations_queue WHERE reason = $1")
                 .execute(Tuple.of(reason))
                 .await()
                 .indefinitely();

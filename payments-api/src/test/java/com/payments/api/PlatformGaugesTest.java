@@ -1,6 +1,5 @@
 package com.payments.api;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.service.PaymentResolver;
@@ -166,6 +165,11 @@ class PlatformGaugesTest {
     }
 
     private static String scrape() {
-        return given().get("/q/metrics").then().statusCode(200).extract().asString();
+        return TestSupport.management()
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
     }
 }

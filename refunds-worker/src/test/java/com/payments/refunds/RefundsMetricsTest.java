@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -108,7 +109,13 @@ class RefundsMetricsTest {
 
     /** Series (name with labels as exported) to value, from the Prometheus text format. */
     private static Map<String, Double> scrape() {
-        String text = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        int management = ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
+        String text = given().port(management)
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
         Map<String, Double> series = new HashMap<>();
         for (String line : text.split("\n")) {
             if (line.isBlank() || line.startsWith("#")) {
