@@ -6,6 +6,7 @@
 #   ./local-stack.sh              build what is needed, start everything, wait for Ctrl-C
 #   ./local-stack.sh recon [ARGS]  run the reconciler once against the running stack (see docs/reconciler.md)
 #   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
+#   ./local-stack.sh send TOPIC KEY VALUE  send one record to a Kafka topic (prints partition/offset)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
 # .local/ready exists while everything is up (scripts wait for it); .local/env holds the services' settings.
 #   PROMETHEUS=1 ./local-stack.sh also start Prometheus (Debian package `prometheus`) on PROMETHEUS_PORT (9090),
@@ -43,6 +44,15 @@ if [[ "${1:-}" == "events" ]]; then
   source "$STATE/infra.env"
   exec "$JAVA" -cp "$ROOT/local-infra/target/classes:$(cat "$STATE/infra.classpath")" \
     com.payments.infra.TopicTail "${2:-payment-events}" "${@:3}" 2>/dev/null
+fi
+
+if [[ "${1:-}" == "send" ]]; then
+  [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
+  (($# == 4)) || die "usage: ./local-stack.sh send TOPIC KEY VALUE"
+  # shellcheck disable=SC1091
+  source "$STATE/infra.env"
+  exec "$JAVA" -cp "$ROOT/local-infra/target/classes:$(cat "$STATE/infra.classpath")" \
+    com.payments.infra.TopicSend "${@:2}" 2>/dev/null
 fi
 
 if [[ "${1:-}" == "recon" ]]; then

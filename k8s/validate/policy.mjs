@@ -7,7 +7,10 @@
 // - a JVM image (tag ending in -jvm) has a memory limit of at least JVM_MIN_MEMORY_LIMIT (the base's 256Mi is sized
 //   for native executables; docs/deployment.md, "Memory");
 // - every Deployment has one PodDisruptionBudget that lets a node drain evict a pod at the HPA minimum (or the
-//   replica count) yet keeps one running when there are two or more.
+//   replica count) yet keeps one running when there are two or more;
+// - every CloudNativePG Cluster refuses connections without TLS: its pg_hba has a catch-all `hostnossl ... reject`
+//   (CNPG closes the file with `host all all all scram-sha-256`, which accepts them too) and no `host`/`hostnossl`
+//   rule that accepts, nor any `trust` rule.
 // Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
 // reasons. Tested by policy.test.mjs, which feeds it bad renders.
 import { readFileSync } from "node:fs";
@@ -162,6 +165,42 @@ export function disruptionProblems(objects) {
   return found;
 }
 
+const IPV4_MASK = /^\d+\.\d+\.\d+\.\d+$/;
+
+/** The fields of one pg_hba line: type, database, user, address and method (local lines have no address). */
+function hbaRule(line) {
+  const fields = String(line).trim().split(/\s+/);
+  const type = fields[0];
+  if (type === "local") return { type, database: fields[1], user: fields[2], address: null, method: fields[3] };
+  // an IPv4 address may be followed by its mask as a separate field
+  const method = IPV4_MASK.test(fields[4] ?? "") && IPV4_MASK.test(fields[3] ?? "") ? fields[5] : fields[4];
+  return { type, database: fields[1], user: fields[2], address: fields[3], method };
+}
+
+/** CloudNativePG Clusters (postgresql.cnpg.io) that would accept a connection without TLS. */
+export function postgresTlsProblems(objects) {
+  const found = [];
+  const clusters = objects.filter((o) => o.kind === "Cluster" && String(o.apiVersion).startsWith("postgresql.cnpg.io/"));
+  for (const cluster of clusters) {
+    const name = `Cluster/${cluster.metadata?.name}`;
+    const lines = cluster.spec?.postgresql?.pg_hba ?? [];
+    const rules = lines.map(hbaRule);
+    const catchAll = rules.some((r) => (r.type === "hostnossl" || r.type === "host") && r.database === "all"
+      && r.user === "all" && r.address === "all" && r.method === "reject");
+    if (!catchAll) {
+      found.push(`${name}: no "hostnossl all all all reject" in spec.postgresql.pg_hba, so CNPG's closing "host all all all" rule accepts connections without TLS`);
+    }
+    rules.forEach((r, i) => {
+      if ((r.type === "host" || r.type === "hostnossl") && r.method !== "reject") {
+        found.push(`${name}: pg_hba rule "${lines[i]}" accepts connections without TLS (only hostssl rules may accept)`);
+      } else if (r.method === "trust") {
+        found.push(`${name}: pg_hba rule "${lines[i]}" trusts without a password`);
+      }
+    });
+  }
+  return found;
+}
+
 /** Every problem of one render. */
 export function problems(objects, release) {
   const found = [];
@@ -171,6 +210,7 @@ export function problems(objects, release) {
   }
   found.push(...memoryProblems(objects));
   found.push(...disruptionProblems(objects));
+  found.push(...postgresTlsProblems(objects));
   return found;
 }
 

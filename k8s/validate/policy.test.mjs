@@ -60,8 +60,20 @@ function goodRender() {
     metadata: { name: "api", namespace: "payments" },
     spec: { maxUnavailable: 1, selector: { matchLabels: { "app.kubernetes.io/name": "api" } } },
   };
-  return [deployment, hpa, pdb];
+  // A CloudNativePG Cluster as the strimzi-cnpg overlay's: TLS only.
+  const cluster = {
+    apiVersion: "postgresql.cnpg.io/v1",
+    kind: "Cluster",
+    metadata: { name: "db", namespace: "payments-data" },
+    spec: {
+      instances: 2,
+      postgresql: { pg_hba: ["hostnossl all all all reject", "hostssl all all all scram-sha-256"] },
+    },
+  };
+  return [deployment, hpa, pdb, cluster];
 }
+
+const hba = (render) => render[3].spec.postgresql.pg_hba;
 
 const container = (render) => render[0].spec.template.spec.containers[0];
 
@@ -101,6 +113,17 @@ const BAD = {
   ],
   "a PDB that allows evicting all": [(r) => (r[2].spec.maxUnavailable = "100%"), "every one"],
   "a PDB in another namespace": [(r) => (r[2].metadata.namespace = "other"), "0 PodDisruptionBudgets"],
+  "a CNPG cluster with CNPG's default pg_hba": [(r) => delete r[3].spec.postgresql, "accepts connections without TLS"],
+  "a CNPG cluster with a host rule": [(r) => hba(r).unshift("host all all 10.0.0.0/8 scram-sha-256"), "accepts connections without TLS"],
+  "a CNPG cluster with an accepting hostnossl rule": [
+    (r) => hba(r).unshift("hostnossl payments payments_app 10.0.0.0 255.0.0.0 md5"),
+    "accepts connections without TLS",
+  ],
+  "a CNPG cluster whose reject covers one database only": [
+    (r) => (hba(r)[0] = "hostnossl payments all all reject"),
+    "no \"hostnossl all all all reject\"",
+  ],
+  "a CNPG cluster with a trust rule": [(r) => hba(r).push("hostssl all all all trust"), "trusts without a password"],
 };
 
 test("the good render passes, as a release", () => {

@@ -6,11 +6,12 @@
 //   ADMIN_TOKEN              the operator token (PAYMENTS_ADMIN_TOKEN)
 //   WEBHOOK_SECRET           the sandbox's webhook secret (PSP_WEBHOOK_SECRET), to sign one webhook of our own
 //   RECON_CMD                runs the reconciler for today (default: ./local-stack.sh recon --date=<today> --lookback=0)
+//   SEND_CMD                 sends one Kafka record, given TOPIC KEY VALUE as arguments (default: ./local-stack.sh send)
 //   CHROMIUM                 the browser (default /usr/bin/chromium)
 //   SCREENSHOTS              a directory to save screenshots in (none by default)
 import { chromium } from 'playwright-core';
 import { createHmac, randomUUID } from 'node:crypto';
-import { execSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 
 const API = process.env.API ?? 'http://127.0.0.1:8080';
@@ -20,6 +21,7 @@ const WEBHOOK_SECRET = process.env.WEBHOOK_SECRET ?? 'whsec_local_stack';
 const MERCHANT_KEY = process.env.MERCHANT_KEY ?? 'sk_test_demo_merchant_a';
 const TODAY = new Date().toISOString().slice(0, 10);
 const RECON_CMD = process.env.RECON_CMD ?? `./local-stack.sh recon --date=${TODAY} --lookback=0`;
+const SEND_CMD = (process.env.SEND_CMD ?? './local-stack.sh send').split(' ');
 const SCREENSHOTS = process.env.SCREENSHOTS;
 const OPERATOR = 'ci-operator';
 
@@ -97,23 +99,28 @@ try {
   // Its webhook is dropped, so that the resolver (not the webhook) settles it.
   await sandboxFaults({ webhookDropRate: 1 });
   const orderId = `console-${randomUUID()}`;
+  const idempotencyKey = `console-${randomUUID()}`;
+  const captureRequest = () => fetch(`${API}/v1/payments`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${MERCHANT_KEY}`,
+      'Idempotency-Key': idempotencyKey,
+      'Content-Type': 'application/json',
+    },
+    body: JSON.stringify({ orderId, amount: 2500, currency: 'EUR', source: 'tok_timeoutCaptured' }),
+  });
   let created;
   try {
-    created = await fetch(`${API}/v1/payments`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${MERCHANT_KEY}`,
-        'Idempotency-Key': `console-${randomUUID()}`,
-        'Content-Type': 'application/json',
-      },
-      body: JSON.stringify({ orderId, amount: 2500, currency: 'EUR', source: 'tok_timeoutCaptured' }),
-    });
+    created = await captureRequest();
   } finally {
     await sandboxFaults({ webhookDropRate: 0 });
   }
   const payment = await created.json();
   console.log(created.status, JSON.stringify(payment));
   check(created.status === 202 && payment.status === 'UNKNOWN', `expected 202 UNKNOWN, got ${created.status}`);
+  // The client retries with the same key: answered from the key, and recorded as a replay.
+  const replayed = await captureRequest();
+  check(replayed.headers.get('idempotent-replayed') === 'true', `the retry was not a replay: ${replayed.status}`);
   await page.goto(`${API}/console`);
   const row = page.locator(`tr[data-payment="${payment.id}"]`);
   check((await row.count()) === 1, 'the UNKNOWN payment is not on the live page');
@@ -126,7 +133,7 @@ try {
     return (await page.textContent('#payment-status')).trim() === 'CAPTURED';
   });
 
-  step('4. its story: transitions, idempotency key, ledger, outbox (sent to Kafka)');
+  step('4. its story: transitions, PSP calls, idempotency key and its replay, ledger, outbox (sent to Kafka)');
   const entries = await until('the outbox event sent', 60, async () => {
     await page.goto(`${API}/console/payments/${payment.id}`);
     const rows = await page.$$eval('#timeline tbody tr', (trs) =>
@@ -138,11 +145,29 @@ try {
   check(has('transition', 'PROCESSING → UNKNOWN'), 'no PROCESSING → UNKNOWN transition');
   check(has('transition', 'UNKNOWN → CAPTURED'), 'no UNKNOWN → CAPTURED transition');
   check(has('idempotency', 'idempotency key'), 'no idempotency key entry');
+  check(has('replay', `idempotency key ${idempotencyKey}: replayed`), 'no replay of the idempotency key');
+  check(has('psp', 'PSP charge: error') && has('psp', 'capture'), "no entry for the capture's charge");
+  check(has('psp', 'PSP lookup: found captured') && has('psp', 'resolver attempt'), "no entry for the resolver's look-up");
   check(has('ledger', 'psp_receivable 2500') && has('ledger', 'merchant_payable -2500'), 'no ledger entries');
   check(has('outbox', 'PaymentCaptured written'), 'no outbox entry');
   const order = entries.map((e) => e.source);
   check(order.indexOf('api') < order.indexOf('ledger'), 'timeline not in time order');
+  check(order.indexOf('psp') < order.lastIndexOf('transition'), 'the PSP calls are not before the last transition');
   await shot(page, 'story');
+
+  step('4b. a refund command for this payment that refunds-worker dead-letters (unknown refund): on the live page');
+  const refundId = randomUUID();
+  execFileSync(SEND_CMD[0], [...SEND_CMD.slice(1), 'refund-commands', payment.id, JSON.stringify({
+    eventId: randomUUID(), type: 'RefundRequested', refundId, paymentId: payment.id, merchantId: randomUUID(),
+    amount: 100, currency: 'EUR', pspChargeReference: 'ch_console', occurredAt: new Date().toISOString(),
+  })], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const dead = await until('the dead letter on the live page', 60, async () => {
+    await page.goto(`${API}/console`);
+    const row = page.locator(`#dead-letters tr[data-refund="${refundId}"]`);
+    return (await row.count()) === 1 ? row.textContent() : null;
+  });
+  check(dead.includes(`unknown refund ${refundId}`) && dead.includes(payment.id), `dead letter row: ${dead}`);
+  check(Number(await page.textContent('#count-dlq')) >= 1, 'the DLQ count is 0');
 
   step('5. an operations item: the PSP sends charge.failed for the captured payment; resolve it with a note');
   const charge = await (await fetch(`${PSP}/v1/charges?reference=${payment.id}`)).json().catch(() => ({}));

@@ -1,10 +1,18 @@
--- Records PSP outcomes of payments, for a batch in one statement (PaymentRepository.recordOutcomes). $1..$13: one
--- array element per outcome; $14: the actor for payment_transitions.
+-- Records PSP outcomes of payments, for a batch in one statement (PaymentRepository.recordOutcomes). $1..$13 and
+-- $15..$19: one array element per outcome; $14: the actor for payment_transitions.
 WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                         $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::bytea[])
+                         $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::bytea[],
+                         $15::text[], $16::int4[], $17::timestamptz[], $18::int4[], $19::text[])
         AS t (id, status, psp_reference, decline_code, last_error, allowed_from,
-              event_id, event_type, topic, payload, headers, response_status, response_body)),
+              event_id, event_type, topic, payload, headers, response_status, response_body,
+              call_kind, call_attempt, call_started_at, call_ms, call_outcome)),
+-- The PSP call each outcome came from (the console's story), whether or not the outcome still applies: the call
+-- was made. A data-modifying WITH runs even though nothing reads it.
+psp_call AS (
+    INSERT INTO psp_calls (payment_id, kind, attempt, started_at, duration_ms, outcome)
+    SELECT id, call_kind, call_attempt, call_started_at, call_ms, call_outcome FROM input
+     WHERE call_kind IS NOT NULL),
 moved AS (
     UPDATE payments p
        SET status = input.status,

@@ -34,6 +34,7 @@ class ApplicationRoleTest {
             Map.entry("consumed_events", "SELECT, INSERT, DELETE, UPDATE(consumed_at)"),
             Map.entry("flyway_schema_history", "SELECT"),
             Map.entry("idempotency_keys", "SELECT, INSERT, UPDATE, DELETE"),
+            Map.entry("idempotency_replays", "SELECT, INSERT, DELETE"),
             Map.entry("ledger_entries", "SELECT, INSERT"),
             Map.entry("ledger_transactions", "SELECT, INSERT"),
             Map.entry("merchant_api_keys", "SELECT, INSERT, UPDATE(revoked_at)"),
@@ -44,10 +45,12 @@ class ApplicationRoleTest {
             Map.entry("outbox_relay_state", "SELECT, UPDATE"),
             Map.entry("payment_transitions", "SELECT, INSERT"),
             Map.entry("payments", "SELECT, INSERT, UPDATE, DELETE"),
+            Map.entry("psp_calls", "SELECT, INSERT"),
             Map.entry("psp_settlements", "SELECT, INSERT, DELETE"),
             Map.entry("psp_webhook_events", "SELECT, INSERT, UPDATE"),
             Map.entry("recon_breaks", "SELECT, INSERT, UPDATE"),
             Map.entry("recon_runs", "SELECT, INSERT, UPDATE"),
+            Map.entry("refund_dead_letters", "SELECT, INSERT"),
             Map.entry("refunds", "SELECT, INSERT, UPDATE")));
 
     private static Postgres.Database owner;

@@ -30,8 +30,11 @@ import org.apache.kafka.common.utils.Time;
 /**
  * A single-node KRaft broker in this JVM whose client listener is {@code SASL_SSL} with SCRAM-SHA-512 (as the
  * strimzi-cnpg overlay's listener), with ACLs enforced (StandardAuthorizer). The TLS certificate (for 127.0.0.1) and
- * the truststore are generated with the JDK's {@code keytool} in a temp directory. A second listener, plaintext on
- * loopback, serves the broker itself and {@link #admin()} (a super user). Close it at the end.
+ * the truststore are generated with the JDK's {@code keytool} in a temp directory. A second client listener,
+ * {@link #mtlsBootstrapServers()}, is {@code SSL} with {@code ssl.client.auth=required} (mTLS): a client logs in with
+ * a certificate issued by a test CA ({@link #mtlsClientSettings}), its principal the certificate's CN, under the same
+ * ACLs. A plaintext listener on loopback serves the broker itself and {@link #admin()} (a super user). Close it at the
+ * end.
  */
 public final class SecureKafka implements AutoCloseable {
     private static final String STORE_PASSWORD = "changeit-" + UUID.randomUUID();
@@ -42,14 +45,21 @@ public final class SecureKafka implements AutoCloseable {
     private final String bootstrapServers;
     private final String adminBootstrapServers;
     private final Path truststore;
+    private final String mtlsBootstrapServers;
 
     private SecureKafka(
-            Path dir, KafkaRaftServer server, String bootstrapServers, String adminBootstrapServers, Path truststore) {
+            Path dir,
+            KafkaRaftServer server,
+            String bootstrapServers,
+            String adminBootstrapServers,
+            Path truststore,
+            String mtlsBootstrapServers) {
         this.dir = dir;
         this.server = server;
         this.bootstrapServers = bootstrapServers;
         this.adminBootstrapServers = adminBootstrapServers;
         this.truststore = truststore;
+        this.mtlsBootstrapServers = mtlsBootstrapServers;
     }
 
     /** Generates the certificate, formats a fresh log dir on free loopback ports and starts the broker. */
@@ -105,17 +115,81 @@ public final class SecureKafka implements AutoCloseable {
                     "-storepass",
                     STORE_PASSWORD);
 
+            // The test CA that issues the mTLS listener's client certificates; the listener trusts it alone.
+            Path ca = dir.resolve("client-ca.p12");
+            keytool(
+                    "-genkeypair",
+                    "-alias",
+                    "ca",
+                    "-keyalg",
+                    "EC",
+                    "-groupname",
+                    "secp256r1",
+                    "-validity",
+                    "2",
+                    "-dname",
+                    "CN=payments-test-client-ca",
+                    "-ext",
+                    "bc:c",
+                    "-storetype",
+                    "PKCS12",
+                    "-keystore",
+                    ca.toString(),
+                    "-storepass",
+                    STORE_PASSWORD);
+            Path caCert = dir.resolve("client-ca.crt");
+            keytool(
+                    "-exportcert",
+                    "-rfc",
+                    "-alias",
+                    "ca",
+                    "-keystore",
+                    ca.toString(),
+                    "-storepass",
+                    STORE_PASSWORD,
+                    "-file",
+                    caCert.toString());
+            Path clientTruststore = dir.resolve("client-ca-truststore.p12");
+            keytool(
+                    "-importcert",
+                    "-noprompt",
+                    "-alias",
+                    "ca",
+                    "-file",
+                    caCert.toString(),
+                    "-storetype",
+                    "PKCS12",
+                    "-keystore",
+                    clientTruststore.toString(),
+                    "-storepass",
+                    STORE_PASSWORD);
+
             int securePort = EmbeddedKafka.freePort();
+            int mtlsPort = EmbeddedKafka.freePort();
             int plainPort = EmbeddedKafka.freePort();
             int controllerPort = EmbeddedKafka.freePort();
             Properties props = EmbeddedKafka.config(dir, plainPort, controllerPort);
             props.put(
                     "listeners",
-                    "PLAINTEXT://127.0.0.1:" + plainPort + ",SECURE://127.0.0.1:" + securePort
-                            + ",CONTROLLER://127.0.0.1:" + controllerPort);
+                    "PLAINTEXT://127.0.0.1:" + plainPort + ",SECURE://127.0.0.1:" + securePort + ",MTLS://127.0.0.1:"
+                            + mtlsPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
             props.put(
-                    "advertised.listeners", "PLAINTEXT://127.0.0.1:" + plainPort + ",SECURE://127.0.0.1:" + securePort);
-            props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SECURE:SASL_SSL,CONTROLLER:PLAINTEXT");
+                    "advertised.listeners",
+                    "PLAINTEXT://127.0.0.1:" + plainPort + ",SECURE://127.0.0.1:" + securePort + ",MTLS://127.0.0.1:"
+                            + mtlsPort);
+            props.put(
+                    "listener.security.protocol.map",
+                    "PLAINTEXT:PLAINTEXT,SECURE:SASL_SSL,MTLS:SSL,CONTROLLER:PLAINTEXT");
+            props.put("listener.name.mtls.ssl.keystore.type", "PKCS12");
+            props.put("listener.name.mtls.ssl.keystore.location", keystore.toString());
+            props.put("listener.name.mtls.ssl.keystore.password", STORE_PASSWORD);
+            props.put("listener.name.mtls.ssl.truststore.type", "PKCS12");
+            props.put("listener.name.mtls.ssl.truststore.location", clientTruststore.toString());
+            props.put("listener.name.mtls.ssl.truststore.password", STORE_PASSWORD);
+            props.put("listener.name.mtls.ssl.client.auth", "required");
+            // The principal of a certificate "CN=outbox-relay" is User:outbox-relay, as a SCRAM login's would be (the
+            // rule maps certificate principals only: a SASL_SSL login keeps its SCRAM user).
+            props.put("ssl.principal.mapping.rules", "RULE:^CN=([A-Za-z0-9._-]+)$/$1/,DEFAULT");
             props.put("listener.name.secure.sasl.enabled.mechanisms", "SCRAM-SHA-512");
             props.put(
                     "listener.name.secure.scram-sha-512.sasl.jaas.config",
@@ -131,8 +205,13 @@ public final class SecureKafka implements AutoCloseable {
 
             KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props), Time.SYSTEM);
             server.startup();
-            SecureKafka kafka =
-                    new SecureKafka(dir, server, "127.0.0.1:" + securePort, "127.0.0.1:" + plainPort, truststore);
+            SecureKafka kafka = new SecureKafka(
+                    dir,
+                    server,
+                    "127.0.0.1:" + securePort,
+                    "127.0.0.1:" + plainPort,
+                    truststore,
+                    "127.0.0.1:" + mtlsPort);
             EmbeddedKafka.awaitReady(kafka.adminBootstrapServers);
             return kafka;
         } catch (IOException e) {
@@ -197,6 +276,107 @@ public final class SecureKafka implements AutoCloseable {
                 "sasl.jaas.config",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
                         + password + "\";");
+        settings.put("ssl.truststore.type", "PKCS12");
+        settings.put("ssl.truststore.location", truststore.toString());
+        settings.put("ssl.truststore.password", STORE_PASSWORD);
+        return settings;
+    }
+
+    /** The mTLS listener ({@code SSL}, client certificate required). */
+    public String mtlsBootstrapServers() {
+        return mtlsBootstrapServers;
+    }
+
+    /**
+     * The standard Kafka client settings (keys without the {@code kafka.} prefix) that log in as {@code user} over
+     * mTLS: a new key pair in a PKCS12 keystore with a certificate "CN=user" issued by the test CA, and the
+     * truststore of the broker's certificate.
+     */
+    public Map<String, String> mtlsClientSettings(String user) {
+        Path keystore = dir.resolve("client-" + user + "-" + UUID.randomUUID() + ".p12");
+        Path request = dir.resolve(keystore.getFileName() + ".csr");
+        Path issued = dir.resolve(keystore.getFileName() + ".crt");
+        Path ca = dir.resolve("client-ca.p12");
+        try {
+            keytool(
+                    "-genkeypair",
+                    "-alias",
+                    "client",
+                    "-keyalg",
+                    "EC",
+                    "-groupname",
+                    "secp256r1",
+                    "-validity",
+                    "2",
+                    "-dname",
+                    "CN=" + user,
+                    "-storetype",
+                    "PKCS12",
+                    "-keystore",
+                    keystore.toString(),
+                    "-storepass",
+                    STORE_PASSWORD);
+            keytool(
+                    "-certreq",
+                    "-alias",
+                    "client",
+                    "-keystore",
+                    keystore.toString(),
+                    "-storepass",
+                    STORE_PASSWORD,
+                    "-file",
+                    request.toString());
+            keytool(
+                    "-gencert",
+                    "-rfc",
+                    "-alias",
+                    "ca",
+                    "-keystore",
+                    ca.toString(),
+                    "-storepass",
+                    STORE_PASSWORD,
+                    "-validity",
+                    "2",
+                    "-infile",
+                    request.toString(),
+                    "-outfile",
+                    issued.toString());
+            keytool(
+                    "-importcert",
+                    "-noprompt",
+                    "-alias",
+                    "ca",
+                    "-file",
+                    dir.resolve("client-ca.crt").toString(),
+                    "-keystore",
+                    keystore.toString(),
+                    "-storepass",
+                    STORE_PASSWORD);
+            keytool(
+                    "-importcert",
+                    "-alias",
+                    "client",
+                    "-file",
+                    issued.toString(),
+                    "-keystore",
+                    keystore.toString(),
+                    "-storepass",
+                    STORE_PASSWORD);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot issue a client certificate for " + user, e);
+        }
+        Map<String, String> settings = mtlsWithoutCertificate();
+        settings.put("ssl.keystore.type", "PKCS12");
+        settings.put("ssl.keystore.location", keystore.toString());
+        settings.put("ssl.keystore.password", STORE_PASSWORD);
+        return settings;
+    }
+
+    /** Settings for the mTLS listener that trust the broker but present no certificate (the broker refuses them). */
+    public Map<String, String> mtlsWithoutCertificate() {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("bootstrap.servers", mtlsBootstrapServers);
+        settings.put("security.protocol", "SSL");
         settings.put("ssl.truststore.type", "PKCS12");
         settings.put("ssl.truststore.location", truststore.toString());
         settings.put("ssl.truststore.password", STORE_PASSWORD);

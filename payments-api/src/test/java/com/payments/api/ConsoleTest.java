@@ -3,6 +3,7 @@ package com.payments.api;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.payments.api.service.PaymentResolver;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -16,6 +17,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -23,6 +25,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +48,9 @@ class ConsoleTest {
 
     @Inject
     CircuitBreakerMaintenance breakers;
+
+    @Inject
+    PaymentResolver resolver;
 
     @ConfigProperty(name = "psp.url")
     String pspUrl;
@@ -217,6 +223,143 @@ class ConsoleTest {
                         "data-source=\"ledger\"",
                         "data-source=\"outbox\"");
         assertThat(story).contains("ledger CAPTURE psp_receivable 1234", "ledger CAPTURE merchant_payable -1234");
+    }
+
+    /**
+     * The PSP calls and the key's replays, as the database records them and the story shows them: the capture's
+     * charge whose answer never came, the resolver's look-up (not found) and re-sent charge (captured), a replay of
+     * the key and a reuse with another request.
+     */
+    @Test
+    void aStoryShowsEachPspCallAndEachReplayOfTheKey() {
+        TestSupport.warmUp(pspUrl, breakers);
+        String key = TestSupport.unique("key");
+        String json = TestSupport.body(TestSupport.unique("story"), 2700, "EUR", "tok_timeoutNotReceived");
+        Response unknown = TestSupport.capture(TestSupport.KEY_A, key, json);
+        unknown.then().statusCode(202);
+        UUID paymentId = UUID.fromString(unknown.path("id"));
+        TestSupport.capture(TestSupport.KEY_A, key, json).then().statusCode(202).header("Idempotent-Replayed", "true");
+        TestSupport.capture(TestSupport.KEY_A, key, TestSupport.body("another", 1, "EUR", "tok_visa"))
+                .then()
+                .statusCode(422);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(40))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+                    return TestSupport.paymentStatus(pool, paymentId).equals("CAPTURED");
+                });
+
+        List<String> calls = new ArrayList<>();
+        for (Row r : pool.preparedQuery(
+                        "SELECT kind, attempt, outcome, duration_ms FROM psp_calls WHERE payment_id = $1 ORDER BY started_at")
+                .execute(Tuple.of(paymentId))
+                .await()
+                .indefinitely()) {
+            calls.add(r.getString("kind") + " " + r.getInteger("attempt") + " " + r.getString("outcome"));
+            assertThat(r.getInteger("duration_ms")).isNotNegative();
+        }
+        assertThat(calls).hasSize(3);
+        assertThat(calls.get(0)).isEqualTo("charge 0 error TimeoutException");
+        assertThat(calls.get(1)).isEqualTo("lookup 1 not found");
+        assertThat(calls.get(2)).startsWith("charge 1 captured ");
+        List<String> replays = new ArrayList<>();
+        for (Row r : pool.preparedQuery(
+                        "SELECT answer, response_status FROM idempotency_replays WHERE resource_id = $1 ORDER BY at")
+                .execute(Tuple.of(paymentId))
+                .await()
+                .indefinitely()) {
+            replays.add(r.getString("answer") + " " + r.getInteger("response_status"));
+        }
+        assertThat(replays).containsExactly("replayed 202", "different_request null");
+
+        String story = given().cookie("console_session", login("erin"))
+                .get("/console/payments/" + paymentId)
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        List<String> timeline = timeline(story);
+        assertThat(timeline)
+                .contains(
+                        "replay|idempotency key " + key + ": replayed|stored answer 202 replayed",
+                        "replay|idempotency key " + key
+                                + ": different request|answered 422, the key was used with another request");
+        assertThat(timeline)
+                .anyMatch(e -> e.matches("psp\\|PSP charge: error TimeoutException\\|capture, \\d+ ms"))
+                .anyMatch(e -> e.matches("psp\\|PSP lookup: not found\\|resolver attempt 1, \\d+ ms"))
+                .anyMatch(e -> e.matches("psp\\|PSP charge re-sent: captured \\S+\\|resolver attempt 1, \\d+ ms"));
+        // In time order: the capture's call before the UNKNOWN transition, the look-up before the re-send.
+        assertThat(indexOf(timeline, "psp|PSP charge: error"))
+                .isLessThan(indexOf(timeline, "transition|PROCESSING → UNKNOWN"));
+        assertThat(indexOf(timeline, "psp|PSP lookup"))
+                .isLessThan(indexOf(timeline, "psp|PSP charge re-sent"))
+                .isLessThan(indexOf(timeline, "transition|UNKNOWN → CAPTURED"));
+    }
+
+    /** What refunds-worker writes when it dead-letters a command (RefundCommandConsumer) shows on the live page. */
+    @Test
+    void deadLetteredRefundCommandsShowOnTheLivePage() {
+        UUID refundId = UUID.randomUUID();
+        UUID paymentId = UUID.randomUUID();
+        String reason = "unknown refund " + refundId;
+        pool.preparedQuery(
+                        """
+                        INSERT INTO refund_dead_letters
+                               (topic, kafka_partition, kafka_offset, record_key, refund_id, payment_id, reason,
+                                dead_lettered_at)
+                        VALUES ('refund-commands', 0, $1, $2, $3, $4, $5, now() - interval '2 hours')""")
+                .execute(Tuple.of(
+                        Math.abs(refundId.getLeastSignificantBits()),
+                        paymentId.toString(),
+                        refundId,
+                        paymentId,
+                        reason))
+                .await()
+                .indefinitely();
+        long total = TestSupport.count(pool, "SELECT count(*) FROM refund_dead_letters");
+
+        String live = given().cookie("console_session", login("frank"))
+                .get("/console")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        assertThat(live).contains("<strong id=\"count-dlq\">" + total + "</strong>");
+        Matcher row = Pattern.compile("<tr data-refund=\"" + refundId + "\">(.*?)</tr>", Pattern.DOTALL)
+                .matcher(live);
+        assertThat(row.find()).as("the dead letter's row on the live page").isTrue();
+        assertThat(row.group(1))
+                .contains(reason, "2h", "href=\"/console/payments/" + paymentId + "\"", "refund-commands 0@");
+    }
+
+    /** The story's timeline rows as "source|what|details", in page order. */
+    private static List<String> timeline(String html) {
+        List<String> rows = new ArrayList<>();
+        Matcher m = Pattern.compile(
+                        "<tr data-source=\"([a-z]+)\"><td>[^<]*</td><td><span[^>]*>[^<]*</span></td><td>([^<]*)</td><td>([^<]*)</td></tr>")
+                .matcher(html);
+        while (m.find()) {
+            rows.add(m.group(1) + "|" + unescape(m.group(2)) + "|" + unescape(m.group(3)));
+        }
+        return rows;
+    }
+
+    private static String unescape(String html) {
+        return html.replace("&gt;", ">")
+                .replace("&lt;", "<")
+                .replace("&#39;", "'")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&");
+    }
+
+    private static int indexOf(List<String> timeline, String prefix) {
+        for (int i = 0; i < timeline.size(); i++) {
+            if (timeline.get(i).startsWith(prefix)) {
+                return i;
+            }
+        }
+        throw new AssertionError("no timeline entry starting with " + prefix + " in " + timeline);
     }
 
     @Test

@@ -39,6 +39,8 @@ final class TestSupport {
             "payment_transitions",
             "refunds",
             "idempotency_keys",
+            "idempotency_replays",
+            "psp_calls",
             "outbox",
             "ledger_transactions",
             "ledger_entries",

@@ -174,6 +174,21 @@ class RefundCommandConsumerTest {
             assertThat(reason(dead.get(0))).contains("unparseable");
             assertThat(dead.get(1).value()).contains(unknownRefund.eventId().toString());
             assertThat(reason(dead.get(1))).contains("unknown refund " + unknownRefund.refundId());
+
+            // The console's DLQ: each record was recorded before it reached the topic, with the same reason.
+            List<String> recorded = new ArrayList<>();
+            fx.query(
+                            """
+                            SELECT topic, refund_id, payment_id, reason FROM refund_dead_letters
+                             WHERE record_key = $1 ORDER BY kafka_partition, kafka_offset""",
+                            key)
+                    .forEach(r -> recorded.add(
+                            r.getString(0) + " " + r.getUUID(1) + " " + r.getUUID(2) + " " + r.getString(3)));
+            assertThat(recorded)
+                    .containsExactly(
+                            "refund-commands null null " + reason(dead.get(0)),
+                            "refund-commands " + unknownRefund.refundId() + " " + payment.paymentId() + " "
+                                    + reason(dead.get(1)));
         }
         assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
     }

@@ -97,8 +97,17 @@ public class ConsoleRepository {
                         r.getString("last_error")));
     }
 
-    /** Counts for the live page: unresolved payments, pending refunds, unsent outbox rows and the oldest one. */
-    public record Counts(long unresolved, long pendingRefunds, long outboxUnsent, OffsetDateTime oldestUnsent) {}
+    /**
+     * Counts for the live page: unresolved payments, pending refunds, unsent outbox rows and the oldest one, dead-lettered
+     * refund commands and the latest one.
+     */
+    public record Counts(
+            long unresolved,
+            long pendingRefunds,
+            long outboxUnsent,
+            OffsetDateTime oldestUnsent,
+            long deadLetters,
+            OffsetDateTime latestDeadLetter) {}
 
     public Uni<Counts> counts(Duration stuckAfter) {
         return pool.preparedQuery(
@@ -107,7 +116,9 @@ public class ConsoleRepository {
                                    AND (status = 'UNKNOWN' OR created_at < now() - make_interval(secs => $1))) AS unresolved,
                                (SELECT count(*) FROM refunds WHERE status = 'PENDING') AS pending,
                                (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent,
-                               (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL) AS oldest_unsent""")
+                               (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL) AS oldest_unsent,
+                               (SELECT count(*) FROM refund_dead_letters) AS dead_letters,
+                               (SELECT max(dead_lettered_at) FROM refund_dead_letters) AS latest_dead_letter""")
                 .execute(Tuple.of((double) stuckAfter.toMillis() / 1000))
                 .map(rows -> {
                     Row r = rows.iterator().next();
@@ -115,8 +126,39 @@ public class ConsoleRepository {
                             r.getLong("unresolved"),
                             r.getLong("pending"),
                             r.getLong("unsent"),
-                            r.getOffsetDateTime("oldest_unsent"));
+                            r.getOffsetDateTime("oldest_unsent"),
+                            r.getLong("dead_letters"),
+                            r.getOffsetDateTime("latest_dead_letter"));
                 });
+    }
+
+    /** A refund command refunds-worker sent to the dead-letter topic (refund_dead_letters). */
+    public record DeadLetter(
+            OffsetDateTime at,
+            UUID refundId,
+            UUID paymentId,
+            String recordKey,
+            String reason,
+            String topic,
+            int partition,
+            long offset) {}
+
+    /** The latest dead-lettered refund commands, newest first (at most {@code limit}). */
+    public Uni<List<DeadLetter>> deadLetters(int limit) {
+        return list(
+                """
+                SELECT dead_lettered_at, refund_id, payment_id, record_key, reason, topic, kafka_partition, kafka_offset
+                  FROM refund_dead_letters ORDER BY dead_lettered_at DESC, id DESC LIMIT $1""",
+                Tuple.of(limit),
+                r -> new DeadLetter(
+                        r.getOffsetDateTime("dead_lettered_at"),
+                        r.getUUID("refund_id"),
+                        r.getUUID("payment_id"),
+                        r.getString("record_key"),
+                        r.getString("reason"),
+                        r.getString("topic"),
+                        r.getInteger("kafka_partition"),
+                        r.getLong("kafka_offset")));
     }
 
     // --- operations queue ----------------------------------------------------------------------------------------
@@ -376,9 +418,11 @@ public class ConsoleRepository {
     public record Event(OffsetDateTime at, String source, String title, String detail) {}
 
     /**
-     * Everything recorded about a payment and its refunds, each as timeline entries: transitions, idempotency key,
-     * webhooks, ledger entries (with the running balance per account), outbox events (created, sent), refunds,
-     * settlement lines, breaks, operations items and operator actions. One statement; the caller sorts.
+     * Everything recorded about a payment and its refunds, each as timeline entries: transitions, PSP calls (the
+     * capture's charge, the resolver's look-ups and re-sent charges), idempotency key and its replays, webhooks,
+     * ledger entries (with the running balance per account), outbox events (created, sent), refunds, dead-lettered
+     * refund commands, settlement lines, breaks, operations items and operator actions. One statement; the caller
+     * sorts.
      */
     public Uni<List<Event>> story(UUID paymentId) {
         return list(
@@ -404,6 +448,19 @@ public class ConsoleRepository {
             SELECT at, 'transition', format('%s → %s', from_status, to_status),
                    format('attempt %s, by %s', attempt, coalesce(actor, 'api'))
               FROM payment_transitions WHERE payment_id = $1
+            UNION ALL
+            SELECT c.started_at, 'psp',
+                   format('PSP %s: %s', CASE WHEN c.kind = 'charge' AND c.attempt > 0 THEN 'charge re-sent' ELSE c.kind END,
+                          c.outcome),
+                   format('%s, %s ms', CASE WHEN c.attempt = 0 THEN 'capture' ELSE 'resolver attempt ' || c.attempt END,
+                          c.duration_ms)
+              FROM psp_calls c WHERE c.payment_id = $1
+            UNION ALL
+            SELECT r.at, 'replay', format('idempotency key %s: %s', r.key, replace(r.answer, '_', ' ')),
+                   CASE r.answer WHEN 'replayed' THEN format('stored answer %s replayed', r.response_status)
+                                 WHEN 'in_progress' THEN 'answered 409, the first request still in progress'
+                                 ELSE 'answered 422, the key was used with another request' END
+              FROM idempotency_replays r JOIN p ON r.merchant_id = p.merchant_id WHERE r.resource_id = $1
             UNION ALL
             SELECT k.created_at, 'idempotency', 'idempotency key ' || k.key,
                    format('%s, answer %s, completed %s, final %s', k.status, coalesce(k.response_status::text, '-'),
@@ -436,6 +493,10 @@ public class ConsoleRepository {
                           coalesce(r.failure_code, '-'), coalesce(r.last_error, '-'),
                           coalesce(r.next_attempt_at::text, '-'))
               FROM refunds r WHERE r.payment_id = $1 AND (r.status <> 'PENDING' OR r.attempts > 0)
+            UNION ALL
+            SELECT d.dead_lettered_at, 'dlq', format('refund command dead-lettered, refund %s', coalesce(d.refund_id::text, '-')),
+                   format('%s partition %s offset %s: %s', d.topic, d.kafka_partition, d.kafka_offset, d.reason)
+              FROM refund_dead_letters d WHERE d.payment_id = $1
             UNION ALL
             SELECT s.settled_at, 'settlement', format('settlement line %s of %s', s.type, s.business_date),
                    format('line %s, %s %s, fee %s, PSP reference %s', s.line_no, s.amount, s.currency, s.fee,

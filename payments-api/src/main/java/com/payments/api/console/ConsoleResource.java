@@ -68,7 +68,8 @@ public class ConsoleResource {
                 ConsoleRepository.Counts counts,
                 List<ConsoleRepository.OpenByReason> open,
                 List<ConsoleRepository.Unresolved> unresolved,
-                List<ConsoleRepository.PendingRefund> refunds);
+                List<ConsoleRepository.PendingRefund> refunds,
+                List<ConsoleRepository.DeadLetter> deadLetters);
 
         static native TemplateInstance operations(
                 Session session, Filter filter, List<String> reasons, List<OpsItem> items, String next);
@@ -204,9 +205,10 @@ public class ConsoleResource {
     public Uni<Response> live(@RestCookie(SESSION_COOKIE) String cookie) {
         return onGet(cookie, session -> console.counts(api.psp().stuckAfter()).flatMap(counts -> console.openByReason()
                 .flatMap(open -> console.unresolved(api.psp().stuckAfter(), LIVE_ROWS)
-                        .flatMap(unresolved -> console.pendingRefunds(LIVE_ROWS)
-                                .flatMap(refunds ->
-                                        render(Templates.live(session, counts, open, unresolved, refunds), 200))))));
+                        .flatMap(unresolved -> console.pendingRefunds(LIVE_ROWS).flatMap(refunds -> console.deadLetters(
+                                        LIVE_ROWS)
+                                .flatMap(dead -> render(
+                                        Templates.live(session, counts, open, unresolved, refunds, dead), 200)))))));
     }
 
     // --- operations queue --------------------------------------------------------------------------------------------

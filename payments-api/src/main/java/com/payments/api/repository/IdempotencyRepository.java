@@ -27,12 +27,25 @@ public class IdempotencyRepository {
     static final String KEY_COLUMNS =
             "k.request_hash, k.status, k.resource_type, k.resource_id, k.response_status, k.response_body";
 
-    public Uni<StoredKey> find(SqlClient client, UUID merchantId, String key) {
+    /**
+     * Reads a used key back for a request with hash {@code requestHash} and, in the same statement, records that use
+     * in {@code idempotency_replays} (the console's story): replayed, in progress (409) or a different request (422),
+     * as {@code IdempotencyService.classify} answers it.
+     */
+    public Uni<StoredKey> find(SqlClient client, UUID merchantId, String key, byte[] requestHash) {
         return client.preparedQuery(
                         """
-                        SELECT %s FROM idempotency_keys k WHERE merchant_id = $1 AND key = $2"""
+                        WITH k AS (SELECT * FROM idempotency_keys WHERE merchant_id = $1 AND key = $2),
+                        replay AS (
+                            INSERT INTO idempotency_replays (merchant_id, key, resource_id, answer, response_status)
+                            SELECT merchant_id, key, resource_id,
+                                   CASE WHEN request_hash <> $3 THEN 'different_request'
+                                        WHEN status = 'COMPLETED' THEN 'replayed' ELSE 'in_progress' END,
+                                   CASE WHEN request_hash = $3 THEN response_status END
+                              FROM k)
+                        SELECT %s FROM k"""
                                 .formatted(KEY_COLUMNS))
-                .execute(Tuple.of(merchantId, key))
+                .execute(Tuple.of(merchantId, key, io.vertx.core.buffer.Buffer.buffer(requestHash)))
                 .map(rows ->
                         rows.rowCount() == 0 ? null : storedKey(rows.iterator().next()));
     }
@@ -56,18 +69,24 @@ public class IdempotencyRepository {
 
     /**
      * Deletes up to {@code limit} keys whose payment or refund has been final for longer than the retention (a
-     * key whose resource is not final has no {@code final_at} and stays); returns how many. Oldest first, through
-     * the index on final_at: without the ORDER BY, the generic plan (plan_cache_mode) scans the whole table.
+     * key whose resource is not final has no {@code final_at} and stays), with their recorded replays; returns how
+     * many keys. Oldest first, through the index on final_at: without the ORDER BY, the generic plan
+     * (plan_cache_mode) scans the whole table.
      */
     public Uni<Integer> deleteExpired(SqlClient client, Duration retention, int limit) {
         return client.preparedQuery(
                         """
-                        DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
-                            SELECT ctid FROM idempotency_keys
-                             WHERE final_at < now() - make_interval(secs => $1)
-                             ORDER BY final_at LIMIT $2 FOR UPDATE SKIP LOCKED))""")
+                        WITH purged AS (
+                            DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+                                SELECT ctid FROM idempotency_keys
+                                 WHERE final_at < now() - make_interval(secs => $1)
+                                 ORDER BY final_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+                            RETURNING resource_id),
+                        replays AS (
+                            DELETE FROM idempotency_replays r USING purged WHERE r.resource_id = purged.resource_id)
+                        SELECT count(*) FROM purged""")
                 .execute(Tuple.of((double) retention.toSeconds(), limit))
-                .map(rows -> rows.rowCount());
+                .map(rows -> (int) rows.iterator().next().getLong(0).longValue());
     }
 
     /** The key in a row of {@link #KEY_COLUMNS}; null when the row has none (a LEFT JOIN that found no key). */

@@ -3,6 +3,7 @@ package com.payments.api.repository;
 import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
 import com.payments.api.Refund;
+import com.payments.api.repository.PspCallRepository.PspCall;
 import com.payments.contracts.SqlResource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
@@ -12,6 +13,7 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -75,7 +77,8 @@ public class PaymentRepository {
 
     /**
      * A PSP outcome to record for a payment: the guarded change to {@code status}, the outbox row ({@code event},
-     * may be null) and the answer to complete the payment's idempotency key with.
+     * may be null), the answer to complete the payment's idempotency key with, and the PSP call it came from
+     * ({@code pspCall}, null when it came from elsewhere or the caller records its calls itself).
      */
     public record OutcomeRow(
             UUID paymentId,
@@ -85,7 +88,26 @@ public class PaymentRepository {
             String lastError,
             OutboxRow event,
             int responseStatus,
-            byte[] responseBody) {}
+            byte[] responseBody,
+            PspCall pspCall) {
+
+        public OutcomeRow(
+                UUID paymentId,
+                PaymentStatus status,
+                String pspReference,
+                String declineCode,
+                String lastError,
+                OutboxRow event,
+                int responseStatus,
+                byte[] responseBody) {
+            this(paymentId, status, pspReference, declineCode, lastError, event, responseStatus, responseBody, null);
+        }
+
+        public OutcomeRow withPspCall(PspCall call) {
+            return new OutcomeRow(
+                    paymentId, status, pspReference, declineCode, lastError, event, responseStatus, responseBody, call);
+        }
+    }
 
     private static final String RECORD_OUTCOME = SqlResource.load(PaymentRepository.class, "record-outcome.sql");
 
@@ -96,7 +118,8 @@ public class PaymentRepository {
      * (psp_receivable +amount, merchant_payable -amount, through {@code book_ledger_transactions}), the outbox row
      * ({@code enqueue_events}) and the
      * completion of the payment's idempotency key. A payment that was not in such a state (another path recorded an
-     * outcome first) gets nothing written.
+     * outcome first) gets nothing written but its PSP call: each row's {@code pspCall}, if any, goes to
+     * {@code psp_calls} in the same statement.
      *
      * @return one element per outcome, in order: whether it moved its payment
      */
@@ -116,7 +139,12 @@ public class PaymentRepository {
                         eventColumn(outcomes, OutboxRow::headersJson, String[]::new),
                         column(outcomes, OutcomeRow::responseStatus, Integer[]::new),
                         column(outcomes, o -> Buffer.buffer(o.responseBody()), Buffer[]::new),
-                        actor)))
+                        actor,
+                        callColumn(outcomes, PspCall::kind, String[]::new),
+                        callColumn(outcomes, PspCall::attempt, Integer[]::new),
+                        callColumn(outcomes, PspCall::startedAtUtc, OffsetDateTime[]::new),
+                        callColumn(outcomes, PspCall::durationMs, Integer[]::new),
+                        callColumn(outcomes, PspCall::outcome, String[]::new))))
                 .map(rows -> {
                     Set<UUID> moved = new HashSet<>();
                     rows.forEach(row -> moved.add(row.getUUID("id")));
@@ -134,6 +162,11 @@ public class PaymentRepository {
     /** An outbox column of every outcome; null for an outcome without an event. */
     private static <T> T[] eventColumn(List<OutcomeRow> rows, Function<OutboxRow, T> field, IntFunction<T[]> array) {
         return column(rows, o -> o.event() == null ? null : field.apply(o.event()), array);
+    }
+
+    /** A PSP call column of every outcome; null for an outcome without a call. */
+    private static <T> T[] callColumn(List<OutcomeRow> rows, Function<PspCall, T> field, IntFunction<T[]> array) {
+        return column(rows, o -> o.pspCall() == null ? null : field.apply(o.pspCall()), array);
     }
 
     /** For each target, the states a payment may move to it from, comma-separated (the SQL splits them). */
@@ -177,9 +210,10 @@ public class PaymentRepository {
     }
 
     /**
-     * Drops a payment whose charge never reached the PSP, with its in-progress key, so that the merchant may retry
-     * with the key: only while it is PROCESSING and no resolver ever claimed it ({@code attempts = 0}; a claim may
-     * have sent the charge since). The statement waits for a concurrent claim's row lock and then re-checks.
+     * Drops a payment whose charge never reached the PSP, with its in-progress key and the replays recorded for it,
+     * so that the merchant may retry with the key: only while it is PROCESSING and no resolver ever claimed it
+     * ({@code attempts = 0}; a claim may have sent the charge since). The statement waits for a concurrent claim's
+     * row lock and then re-checks.
      *
      * @return whether it dropped them (false: the payment stays, its outcome unknown)
      */
@@ -193,7 +227,9 @@ public class PaymentRepository {
                         released AS (
                             DELETE FROM idempotency_keys k USING dropped
                              WHERE k.merchant_id = $2 AND k.key = $3 AND k.resource_id = dropped.id
-                               AND k.status = 'IN_PROGRESS')
+                               AND k.status = 'IN_PROGRESS'),
+                        replays AS (
+                            DELETE FROM idempotency_replays r USING dropped WHERE r.resource_id = dropped.id)
                         SELECT count(*) FROM dropped""")
                 .execute(Tuple.of(id, merchantId, idempotencyKey))
                 .map(rows -> rows.iterator().next().getLong(0) == 1);

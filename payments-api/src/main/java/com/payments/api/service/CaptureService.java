@@ -10,6 +10,7 @@ import com.payments.api.repository.DatabaseBusyException;
 import com.payments.api.repository.PaymentRepository;
 import com.payments.api.repository.PaymentRepository.NewPayment;
 import com.payments.api.repository.PaymentRepository.OutcomeRow;
+import com.payments.api.repository.PspCallRepository.PspCall;
 import com.payments.api.repository.StatementBatcher;
 import com.payments.api.rest.ApiProblem;
 import com.payments.api.service.IdempotencyService.Claim;
@@ -115,18 +116,28 @@ public class CaptureService {
 
     private Uni<ApiResponse> charge(
             Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
-        return pspLimit.run(() -> psp.charge(payment.id(), request.amount(), request.currency(), request.source()))
+        PspCallTimer timer = new PspCallTimer();
+        return pspLimit.run(() -> {
+                    timer.start();
+                    return psp.charge(payment.id(), request.amount(), request.currency(), request.source());
+                })
                 .onItemOrFailure()
-                .transformToUni((result, failure) -> failure != null && PspGateway.neverSent(failure)
-                        ? release(merchant, key, payment, failure, traceHeaders)
-                        : record(payment, outcomeOf(payment.id(), result, failure), traceHeaders));
+                .transformToUni((result, failure) -> {
+                    PspCall call = timer.charge(0, result, failure);
+                    return failure != null && PspGateway.neverSent(failure)
+                            ? release(merchant, key, payment, failure, call, traceHeaders)
+                            : record(payment, outcomeOf(payment.id(), result, failure), call, traceHeaders);
+                });
     }
 
-    /** Step 3: records the outcome (shared statement) and answers with the payment as it is then. */
-    private Uni<ApiResponse> record(Payment payment, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+    /**
+     * Step 3: records the outcome and the PSP call (shared statement) and answers with the payment as it is then.
+     */
+    private Uni<ApiResponse> record(
+            Payment payment, PaymentOutcome outcome, PspCall call, Map<String, String> traceHeaders) {
         PreparedOutcome prepared = outcomes.prepare(payment, outcome, traceHeaders);
         return recordedOutcomes
-                .submit(prepared.row())
+                .submit(prepared.row().withPspCall(call))
                 .flatMap(moved -> outcomes.settle(pool, prepared, moved))
                 .map(recorded -> {
                     metrics.capture(outcomeTag(recorded.payment().status()));
@@ -153,14 +164,19 @@ public class CaptureService {
      * may have sent the charge, so the outcome is unknown, recorded and answered as a lost answer is (202).
      */
     private Uni<ApiResponse> release(
-            Merchant merchant, String key, Payment payment, Throwable failure, Map<String, String> traceHeaders) {
+            Merchant merchant,
+            String key,
+            Payment payment,
+            Throwable failure,
+            PspCall call,
+            Map<String, String> traceHeaders) {
         String cause = failure.getClass().getSimpleName();
         return payments.dropNeverSent(pool, merchant.id(), payment.id(), key).flatMap(dropped -> {
             if (!dropped) {
                 Log.warnf(
                         "PSP not called for payment %s (%s), but the resolver claimed it meanwhile: outcome unknown",
                         payment.id(), cause);
-                return record(payment, PaymentOutcome.unknown(payment.id(), cause, ACTOR), traceHeaders);
+                return record(payment, PaymentOutcome.unknown(payment.id(), cause, ACTOR), call, traceHeaders);
             }
             Log.warnf("PSP not called for payment %s (%s): key released", payment.id(), cause);
             metrics.capture("unavailable");

@@ -56,10 +56,11 @@ public class IdempotencyService {
 
     /**
      * What a request finds when its claim of the key lost (the claiming insert found the key taken): the stored
-     * answer to replay, a request in flight, or another request under the same key.
+     * answer to replay, a request in flight, or another request under the same key. The use is recorded as a
+     * replay of the key ({@code idempotency_replays}).
      */
     public Uni<Claim> existing(SqlClient conn, UUID merchantId, String key, byte[] requestHash) {
-        return keys.find(conn, merchantId, key).map(stored -> classify(stored, requestHash));
+        return keys.find(conn, merchantId, key, requestHash).map(stored -> classify(stored, requestHash));
     }
 
     /** What a used key means for a request with this hash. */

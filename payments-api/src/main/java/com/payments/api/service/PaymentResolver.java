@@ -10,6 +10,8 @@ import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
 import com.payments.api.config.ResolutionConfig;
 import com.payments.api.repository.OperationsRepository;
+import com.payments.api.repository.PspCallRepository;
+import com.payments.api.repository.PspCallRepository.PspCall;
 import com.payments.api.repository.ResolverRepository;
 import com.payments.api.repository.ResolverRepository.Claimed;
 import com.payments.api.repository.ResolverRepository.Locked;
@@ -23,6 +25,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,7 +35,8 @@ import java.util.List;
  * any transaction, re-send the same charge with the same key when the PSP never received it, then in one
  * transaction re-read the payment under its row lock and record the answer through {@link PaymentOutcomeService}
  * (state machine, ledger, outbox, idempotency key) — or, still unknown, schedule the next attempt by the backoff and
- * escalate to the operations queue after the deadline. Never FAILED unless the PSP said declined. A charge the PSP
+ * escalate to the operations queue after the deadline. Each look-up and re-sent charge is written to
+ * {@code psp_calls} in that transaction (also when the claim was lost meanwhile: the calls were made). Never FAILED unless the PSP said declined. A charge the PSP
  * reports with another amount or currency than ours records nothing and leaves the payment to an operator
  * ({@link PspAmountMismatch}, as for webhooks).
  */
@@ -56,6 +60,7 @@ public class PaymentResolver {
     private final ResolutionConfig.Resolver config;
     private final ObjectMapper mapper;
     private final TraceHeaders traceHeaders;
+    private final PspCallRepository pspCalls;
 
     public PaymentResolver(
             Pool pool,
@@ -69,8 +74,10 @@ public class PaymentResolver {
             ResolverMetrics metrics,
             ResolutionConfig config,
             ObjectMapper mapper,
-            TraceHeaders traceHeaders) {
+            TraceHeaders traceHeaders,
+            PspCallRepository pspCalls) {
         this.pool = pool;
+        this.pspCalls = pspCalls;
         this.repository = repository;
         this.operations = operations;
         this.mismatch = mismatch;
@@ -138,39 +145,59 @@ public class PaymentResolver {
      * play a second instance whose lease ran out.
      */
     public Uni<String> resolve(Claimed claim) {
+        List<PspCall> calls = new ArrayList<>(2);
+        PspCallTimer timer = new PspCallTimer();
         // Lookups and re-sends take permits of the same PSP limit as captures: one PSP, one connection pool.
-        return pspLimit.run(() -> lookup.find(claim.id())).onItemOrFailure().transformToUni((answer, failure) -> {
-            if (failure != null) {
-                return stillUnknown(claim, "lookup: " + failure.getClass().getSimpleName());
-            }
-            if (answer instanceof Answer.Found found) {
-                return record(
-                        claim,
-                        found.succeeded()
-                                ? PaymentOutcome.captured(claim.id(), found.chargeId(), ACTOR)
-                                : PaymentOutcome.failed(claim.id(), found.chargeId(), found.declineCode(), ACTOR),
-                        found.charge());
-            }
-            return resend(claim);
-        });
+        return pspLimit.run(() -> {
+                    timer.start();
+                    return lookup.find(claim.id());
+                })
+                .onItemOrFailure()
+                .transformToUni((answer, failure) -> {
+                    calls.add(timer.lookup(claim.attempt(), answer, failure));
+                    if (failure != null) {
+                        return stillUnknown(
+                                claim, "lookup: " + failure.getClass().getSimpleName(), calls);
+                    }
+                    if (answer instanceof Answer.Found found) {
+                        return record(
+                                claim,
+                                found.succeeded()
+                                        ? PaymentOutcome.captured(claim.id(), found.chargeId(), ACTOR)
+                                        : PaymentOutcome.failed(
+                                                claim.id(), found.chargeId(), found.declineCode(), ACTOR),
+                                found.charge(),
+                                calls);
+                    }
+                    return resend(claim, calls);
+                });
     }
 
     /** The PSP never got the charge: send it again, same payment id as key and reference (the PSP deduplicates). */
-    private Uni<String> resend(Claimed claim) {
+    private Uni<String> resend(Claimed claim, List<PspCall> calls) {
         metrics.resend();
         Log.infof(
                 "Resolver: payment %s attempt %d: not at the PSP, re-sending the charge", claim.id(), claim.attempt());
-        return pspLimit.run(() -> psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source()))
+        PspCallTimer timer = new PspCallTimer();
+        return pspLimit.run(() -> {
+                    timer.start();
+                    return psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source());
+                })
                 .onItemOrFailure()
-                .transformToUni((PspChargeResult result, Throwable failure) -> failure != null
-                        ? stillUnknown(claim, "charge: " + failure.getClass().getSimpleName())
-                        : record(
-                                claim,
-                                result.captured()
-                                        ? PaymentOutcome.captured(claim.id(), result.pspReference(), ACTOR)
-                                        : PaymentOutcome.failed(
-                                                claim.id(), result.pspReference(), result.declineCode(), ACTOR),
-                                null));
+                .transformToUni((PspChargeResult result, Throwable failure) -> {
+                    calls.add(timer.charge(claim.attempt(), result, failure));
+                    return failure != null
+                            ? stillUnknown(
+                                    claim, "charge: " + failure.getClass().getSimpleName(), calls)
+                            : record(
+                                    claim,
+                                    result.captured()
+                                            ? PaymentOutcome.captured(claim.id(), result.pspReference(), ACTOR)
+                                            : PaymentOutcome.failed(
+                                                    claim.id(), result.pspReference(), result.declineCode(), ACTOR),
+                                    null,
+                                    calls);
+                });
     }
 
     /**
@@ -178,22 +205,24 @@ public class PaymentResolver {
      * the charge as the lookup found it (null for the answer to our own charge, made with our amount under our key),
      * has our amount and currency.
      */
-    private Uni<String> record(Claimed claim, PaymentOutcome outcome, JsonNode reported) {
-        return pool.withTransaction(conn -> repository.lock(conn, claim.id()).flatMap(current -> {
-            if (!owns(claim, current)) {
-                return Uni.createFrom().item("skipped");
-            }
-            if (reported != null && !PspAmountMismatch.sameMoney(current, reported)) {
-                return amountMismatch(conn, claim, current, reported);
-            }
-            return outcomes.record(conn, outcome, traceHeaders.current()).map(recorded -> {
-                PaymentStatus now = recorded.payment().status();
-                Log.infof(
-                        "Resolver: payment %s %s -> %s (attempt %d)",
-                        claim.id(), current.status(), now, claim.attempt());
-                return now == PaymentStatus.CAPTURED ? "captured" : "failed";
-            });
-        }));
+    private Uni<String> record(Claimed claim, PaymentOutcome outcome, JsonNode reported, List<PspCall> calls) {
+        return pool.withTransaction(
+                conn -> lockRecordingCalls(conn, claim, calls).flatMap(current -> {
+                    if (!owns(claim, current)) {
+                        return Uni.createFrom().item("skipped");
+                    }
+                    if (reported != null && !PspAmountMismatch.sameMoney(current, reported)) {
+                        return amountMismatch(conn, claim, current, reported);
+                    }
+                    return outcomes.record(conn, outcome, traceHeaders.current())
+                            .map(recorded -> {
+                                PaymentStatus now = recorded.payment().status();
+                                Log.infof(
+                                        "Resolver: payment %s %s -> %s (attempt %d)",
+                                        claim.id(), current.status(), now, claim.attempt());
+                                return now == PaymentStatus.CAPTURED ? "captured" : "failed";
+                            });
+                }));
     }
 
     /**
@@ -229,30 +258,44 @@ public class PaymentResolver {
     }
 
     /** No definite answer: UNKNOWN (a stuck PROCESSING payment moves there), next attempt or escalation. */
-    private Uni<String> stillUnknown(Claimed claim, String error) {
+    private Uni<String> stillUnknown(Claimed claim, String error, List<PspCall> calls) {
         Duration delay = backoff(claim.attempt());
-        return pool.withTransaction(conn -> repository.lock(conn, claim.id()).flatMap(current -> {
-            if (!owns(claim, current)) {
-                return Uni.createFrom().item("skipped");
-            }
-            return toUnknown(conn, claim, current, error)
-                    .flatMap(v ->
-                            repository.reschedule(conn, claim.id(), claim.attempt(), delay, config.deadline(), error))
-                    .flatMap(escalated -> {
-                        if (!Boolean.TRUE.equals(escalated)) {
-                            Log.infof(
-                                    "Resolver: payment %s UNKNOWN after attempt %d (%s), next attempt in %s",
-                                    claim.id(), claim.attempt(), error, delay);
-                            return Uni.createFrom().item("still_unknown");
-                        }
-                        Log.warnf(
-                                "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
-                                claim.id(), claim.attempt(), error);
-                        return operations
-                                .open(conn, "payment", claim.id().toString(), DEADLINE_REASON, details(claim, error))
-                                .replaceWith("escalated");
-                    });
-        }));
+        return pool.withTransaction(
+                conn -> lockRecordingCalls(conn, claim, calls).flatMap(current -> {
+                    if (!owns(claim, current)) {
+                        return Uni.createFrom().item("skipped");
+                    }
+                    return toUnknown(conn, claim, current, error)
+                            .flatMap(v -> repository.reschedule(
+                                    conn, claim.id(), claim.attempt(), delay, config.deadline(), error))
+                            .flatMap(escalated -> {
+                                if (!Boolean.TRUE.equals(escalated)) {
+                                    Log.infof(
+                                            "Resolver: payment %s UNKNOWN after attempt %d (%s), next attempt in %s",
+                                            claim.id(), claim.attempt(), error, delay);
+                                    return Uni.createFrom().item("still_unknown");
+                                }
+                                Log.warnf(
+                                        "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
+                                        claim.id(), claim.attempt(), error);
+                                return operations
+                                        .open(
+                                                conn,
+                                                "payment",
+                                                claim.id().toString(),
+                                                DEADLINE_REASON,
+                                                details(claim, error))
+                                        .replaceWith("escalated");
+                            });
+                }));
+    }
+
+    /** Locks the payment and writes this attempt's PSP calls (in the caller's transaction). */
+    private Uni<Locked> lockRecordingCalls(SqlClient conn, Claimed claim, List<PspCall> calls) {
+        return repository
+                .lock(conn, claim.id())
+                .call(current ->
+                        current == null ? Uni.createFrom().voidItem() : pspCalls.insert(conn, claim.id(), calls));
     }
 
     private static boolean owns(Claimed claim, Locked current) {

@@ -1,20 +1,26 @@
 package com.payments.refunds.messaging;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.events.RefundRequested;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.refunds.config.RefundsConfig;
+import com.payments.refunds.repository.DeadLetterRepository;
+import com.payments.refunds.repository.DeadLetterRepository.DeadLetter;
 import com.payments.refunds.service.InvalidCommandException;
 import com.payments.refunds.service.RefundExecutionService;
 import com.payments.refunds.service.RefundsMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.trace.Span;
+import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
+import java.util.UUID;
 import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -25,17 +31,23 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * so that the PSP calls, not the database phases around them, fill it; the connector waits while they are all taken.
  * A record is acknowledged after its outcome transaction committed, and the throttled commit strategy commits an
  * offset only once every record before it is acknowledged too. A record that fails (unparseable, invalid, or failing
- * after {@code refunds.processing.retries} retries) is nacked and goes to {@code refund-commands-dlq} with the reason
- * in its {@code dead-letter-reason} header.
+ * after {@code refunds.processing.retries} retries) is first recorded in {@code refund_dead_letters} (the operator
+ * console's DLQ), then nacked, and goes to {@code refund-commands-dlq} with the reason in its {@code dead-letter-reason}
+ * header.
  */
 @ApplicationScoped
 public class RefundCommandConsumer {
+    /** How long a dead letter's row is retried before the record goes to the topic without it. */
+    static final Duration RECORD_WITHIN = Duration.ofSeconds(30);
+
     private final RefundExecutionService service;
     private final ObjectMapper mapper;
     private final RefundsConfig.Processing processing;
     private final KeyedLanes lanes;
     private final RefundsMetrics metrics;
     private final RecordTracing tracing;
+    private final DeadLetterRepository deadLetters;
+    private final Pool pool;
 
     public RefundCommandConsumer(
             RefundExecutionService service,
@@ -44,8 +56,12 @@ public class RefundCommandConsumer {
             PspConcurrencyLimit pspLimit,
             MeterRegistry registry,
             RefundsMetrics metrics,
-            RecordTracing tracing) {
+            RecordTracing tracing,
+            DeadLetterRepository deadLetters,
+            Pool pool) {
         this.service = service;
+        this.deadLetters = deadLetters;
+        this.pool = pool;
         this.metrics = metrics;
         this.mapper = mapper;
         this.processing = config.processing();
@@ -65,13 +81,60 @@ public class RefundCommandConsumer {
         return lanes.submit(
                 key, () -> tracing.process("refund-commands", headers, key, () -> process(message.getPayload()))
                         .onItemOrFailure()
-                        .transformToUni((ignored, failure) -> Uni.createFrom()
-                                .completionStage(failure == null ? message.ack() : deadLetter(message, failure))));
+                        .transformToUni((ignored, failure) -> failure == null
+                                ? Uni.createFrom().completionStage(message.ack())
+                                : deadLetter(message, metadata, key, failure)));
     }
 
-    private CompletionStage<Void> deadLetter(Message<String> message, Throwable failure) {
+    /**
+     * Records the record in {@code refund_dead_letters}, then nacks it (the connector sends it to the dead-letter
+     * topic). The row comes first: a crash between the two delivers the record again, and its row (one per source
+     * offset) is not written twice. While the database refuses the row, the record waits unacknowledged, retried for
+     * up to {@link #RECORD_WITHIN} (well inside the throttled strategy's 60 s max age); then it is dead-lettered
+     * without its row (the topic, {@code refunds_dlq_records} and the log at ERROR still have it).
+     */
+    private Uni<Void> deadLetter(
+            Message<String> message, Optional<IncomingKafkaRecordMetadata> metadata, String key, Throwable failure) {
         metrics.deadLettered(failure instanceof InvalidCommandException ? "invalid_command" : "failed");
-        return message.nack(failure);
+        Uni<Void> recorded = metadata.map(m -> deadLetters
+                        .record(pool, deadLetter(m, key, message.getPayload(), failure))
+                        .onFailure()
+                        .retry()
+                        .withBackOff(processing.initialBackoff(), processing.maxBackoff())
+                        .expireIn(RECORD_WITHIN.toMillis())
+                        .onFailure()
+                        .recoverWithItem(e -> {
+                            Log.errorf(
+                                    "Dead letter %s-%d@%d not recorded in refund_dead_letters (%s): it goes to the"
+                                            + " dead-letter topic without its row",
+                                    m.getTopic(), m.getPartition(), m.getOffset(), e.getMessage());
+                            return null;
+                        }))
+                .orElseGet(() -> Uni.createFrom().voidItem());
+        return recorded.chain(() -> Uni.createFrom().completionStage(message.nack(failure)));
+    }
+
+    private DeadLetter deadLetter(IncomingKafkaRecordMetadata<?, ?> m, String key, String value, Throwable failure) {
+        UUID refundId = null;
+        UUID paymentId = null;
+        try {
+            JsonNode node = value == null ? null : mapper.readTree(value);
+            refundId = node == null ? null : uuid(node.path("refundId"));
+            paymentId = node == null ? null : uuid(node.path("paymentId"));
+        } catch (Exception unparseable) {
+            // the reason says so; the row keeps the record's key
+        }
+        // as the connector's dead-letter-reason header: the message, else the exception itself
+        String reason = failure.getMessage() != null ? failure.getMessage() : failure.toString();
+        return new DeadLetter(m.getTopic(), m.getPartition(), m.getOffset(), key, refundId, paymentId, reason);
+    }
+
+    private static UUID uuid(JsonNode node) {
+        try {
+            return node.isTextual() ? UUID.fromString(node.asText()) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private Uni<Void> process(String value) {
