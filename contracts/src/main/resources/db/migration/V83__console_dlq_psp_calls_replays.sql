@@ -54,6 +54,13 @@ CREATE INDEX idempotency_replays_resource ON idempotency_replays (resource_id);
 
 -- What the services' login may do (V79, docs/deployment.md "Database roles"): dead letters and PSP calls are
 -- append-only; replays are deleted with their key (retention purge, dropped payment).
-GRANT SELECT, INSERT         ON refund_dead_letters TO payments_app;
-GRANT SELECT, INSERT         ON psp_calls           TO payments_app;
-GRANT SELECT, INSERT, DELETE ON idempotency_replays TO payments_app;
+-- Only where the role exists (V79: a single-login database has none).
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'payments_app') THEN
+        GRANT SELECT, INSERT         ON refund_dead_letters TO payments_app;
+        GRANT SELECT, INSERT         ON psp_calls           TO payments_app;
+        GRANT SELECT, INSERT, DELETE ON idempotency_replays TO payments_app;
+    END IF;
+END
+$$;
