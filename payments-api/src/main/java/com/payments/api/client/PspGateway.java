@@ -1,6 +1,6 @@
 package com.payments.api.client;
 
-import com.payments.api.service.ApiMetrics;
+import com.payments.api.common.ApiMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
 import io.smallrye.mutiny.Uni;

@@ -2,7 +2,7 @@ package com.payments.api.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.payments.api.service.ApiMetrics;
+import com.payments.api.common.ApiMetrics;
 import io.quarkus.logging.Log;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.WebApplicationException;
