@@ -8,9 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.common.DatabaseBusyException;
 import com.payments.api.common.OutboxRow;
+import com.payments.api.common.StatementBatcher;
 import com.payments.api.refunds.RefundRepository;
 import com.payments.api.refunds.RefundRepository.Reservation;
-import com.payments.api.common.StatementBatcher;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.DistributionSummary;

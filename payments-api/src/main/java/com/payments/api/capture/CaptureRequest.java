@@ -1,9 +1,9 @@
 package com.payments.api.capture;
-import com.payments.api.common.JsonBodies;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.rest.ApiProblem;
+import com.payments.api.common.JsonBodies;
+import com.payments.api.common.Refusal;
 import java.util.Currency;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -30,16 +30,16 @@ public record CaptureRequest(String orderId, long amount, String currency, Strin
         ObjectNode json = JsonBodies.parseObject(body, maxBytes, FIELDS);
         String source = JsonBodies.text(json, "source", true, "invalid_source");
         if (!TOKEN.matcher(source).matches()) {
-            throw ApiProblem.badRequest("invalid_source", "source must be a PSP token such as tok_visa");
+            throw Refusal.invalid("invalid_source", "source must be a PSP token such as tok_visa");
         }
         String orderId = JsonBodies.text(json, "orderId", true, "invalid_order_id");
         if (!PRINTABLE.matcher(orderId).matches()) {
-            throw ApiProblem.badRequest("invalid_order_id", "orderId must be 1-255 printable ASCII characters");
+            throw Refusal.invalid("invalid_order_id", "orderId must be 1-255 printable ASCII characters");
         }
         long amount = JsonBodies.integer(json, "amount", 1, MAX_AMOUNT, true, "invalid_amount");
         String currency = JsonBodies.text(json, "currency", true, "invalid_currency");
         if (!CURRENCIES.contains(currency)) {
-            throw ApiProblem.badRequest("invalid_currency", "currency must be a known ISO 4217 code such as EUR");
+            throw Refusal.invalid("invalid_currency", "currency must be a known ISO 4217 code such as EUR");
         }
         return new CaptureRequest(orderId, amount, currency, source);
     }

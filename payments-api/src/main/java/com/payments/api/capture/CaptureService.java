@@ -1,23 +1,22 @@
 package com.payments.api.capture;
-import com.payments.api.idempotency.IdempotencyService;
-import com.payments.api.idempotency.ApiResponse;
-import com.payments.api.common.RequestHash;
-import com.payments.api.common.ApiMetrics;
 
 import com.payments.api.Merchant;
 import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
-import com.payments.api.client.PspChargeResult;
-import com.payments.api.client.PspGateway;
-import com.payments.api.config.ApiConfig;
-import com.payments.api.common.DatabaseBusyException;
-import com.payments.api.capture.PaymentRepository;
+import com.payments.api.capture.PaymentOutcomeService.PreparedOutcome;
 import com.payments.api.capture.PaymentRepository.NewPayment;
 import com.payments.api.capture.PaymentRepository.OutcomeRow;
+import com.payments.api.client.PspChargeResult;
+import com.payments.api.client.PspGateway;
+import com.payments.api.common.ApiMetrics;
+import com.payments.api.common.DatabaseBusyException;
+import com.payments.api.common.Refusal;
+import com.payments.api.common.RequestHash;
 import com.payments.api.common.StatementBatcher;
-import com.payments.api.rest.ApiProblem;
+import com.payments.api.config.ApiConfig;
+import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.IdempotencyService.Claim;
-import com.payments.api.capture.PaymentOutcomeService.PreparedOutcome;
+import com.payments.api.idempotency.StoredAnswers;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
 import io.quarkus.logging.Log;
@@ -30,11 +29,11 @@ import java.util.UUID;
 /**
  * {@code POST /v1/payments} (docs/architecture.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
  * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one statement. A charge that was
- * never sent releases the key and drops the payment (503), unless a resolver claimed the payment meanwhile; one whose
- * answer was lost leaves the payment UNKNOWN (202) for the resolver. Concurrent captures share statements (1) and (3)
+ * never sent releases the key and drops the payment (refused {@code psp_unavailable}), unless a resolver claimed the
+ * payment meanwhile; one whose answer was lost leaves the payment UNKNOWN for the resolver. Concurrent captures share statements (1) and (3)
  * ({@link StatementBatcher}).
  *
- * <p>Load is shed (503 with Retry-After, nothing stored) only at saturation: when statement (1) does not start within
+ * <p>Load is shed ({@code service_overloaded}, nothing stored) only at saturation: when statement (1) does not start within
  * {@code payments.capture.database-wait-budget}, or when no PSP permit of the instance's {@link PspConcurrencyLimit}
  * frees up within {@code payments.psp.limit.max-wait} (then the claimed payment is dropped and the key released, as
  * for any charge never sent).
@@ -50,6 +49,7 @@ public class CaptureService {
     private final PaymentOutcomeService outcomes;
     private final PspGateway psp;
     private final PspConcurrencyLimit pspLimit;
+    private final StoredAnswers answers;
     private final ApiMetrics metrics;
     private final ApiConfig config;
     private final StatementBatcher<NewPayment, Payment> claims;
@@ -62,6 +62,7 @@ public class CaptureService {
             PaymentOutcomeService outcomes,
             PspGateway psp,
             PspConcurrencyLimit pspLimit,
+            StoredAnswers answers,
             ApiMetrics metrics,
             ApiConfig config) {
         this.pool = pool;
@@ -70,6 +71,7 @@ public class CaptureService {
         this.outcomes = outcomes;
         this.psp = psp;
         this.pspLimit = pspLimit;
+        this.answers = answers;
         this.metrics = metrics;
         this.config = config;
         ApiConfig.Capture batching = config.capture();
@@ -88,7 +90,7 @@ public class CaptureService {
                 metrics.captureBatchSizes("outcome"));
     }
 
-    public Uni<ApiResponse> capture(
+    public Uni<CaptureOutcome> capture(
             Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
         byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
         return claims.submit(new NewPayment(
@@ -103,7 +105,7 @@ public class CaptureService {
                 .onFailure(DatabaseBusyException.class)
                 .transform(busy -> {
                     metrics.shed("database");
-                    return ApiProblem.overloaded(config.psp().unavailableRetryAfterSeconds());
+                    return Refusal.overloaded(config.psp().unavailableRetryAfterSeconds());
                 })
                 .flatMap(payment -> payment != null
                         ? charge(merchant, key, payment, request, traceHeaders)
@@ -112,12 +114,12 @@ public class CaptureService {
                                 return replay(merchant, completed);
                             }
                             return Uni.createFrom()
-                                    .failure(IdempotencyService.problemFor(
+                                    .failure(IdempotencyService.refusalFor(
                                             claim, config.idempotency().inFlightRetryAfterSeconds()));
                         }));
     }
 
-    private Uni<ApiResponse> charge(
+    private Uni<CaptureOutcome> charge(
             Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
         return pspLimit.run(() -> psp.charge(payment.id(), request.amount(), request.currency(), request.source()))
                 .onItemOrFailure()
@@ -127,14 +129,14 @@ public class CaptureService {
     }
 
     /** Step 3: records the outcome (shared statement) and answers with the payment as it is then. */
-    private Uni<ApiResponse> record(Payment payment, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+    private Uni<CaptureOutcome> record(Payment payment, PaymentOutcome outcome, Map<String, String> traceHeaders) {
         PreparedOutcome prepared = outcomes.prepare(payment, outcome, traceHeaders);
         return recordedOutcomes
                 .submit(prepared.row())
                 .flatMap(moved -> outcomes.settle(pool, prepared, moved))
                 .map(recorded -> {
                     metrics.capture(outcomeTag(recorded.payment().status()));
-                    return outcomes.render(recorded.payment());
+                    return new CaptureOutcome.Charged(recorded.payment());
                 });
     }
 
@@ -152,11 +154,11 @@ public class CaptureService {
     }
 
     /**
-     * The PSP never got the charge: drop the payment and give the key back (503), so the client can retry with it.
+     * The PSP never got the charge: drop the payment and give the key back (refused), so the client can retry with it.
      * Unless a resolver claimed the payment meanwhile (this answer came after the stuck-after time): the resolver
-     * may have sent the charge, so the outcome is unknown, recorded and answered as a lost answer is (202).
+     * may have sent the charge, so the outcome is unknown, recorded and answered as a lost answer is (UNKNOWN).
      */
-    private Uni<ApiResponse> release(
+    private Uni<CaptureOutcome> release(
             Merchant merchant, String key, Payment payment, Throwable failure, Map<String, String> traceHeaders) {
         String cause = failure.getClass().getSimpleName();
         return payments.dropNeverSent(pool, merchant.id(), payment.id(), key).flatMap(dropped -> {
@@ -172,8 +174,8 @@ public class CaptureService {
                 metrics.shed("psp_limit");
             }
             return Uni.createFrom()
-                    .failure(new ApiProblem(
-                            503,
+                    .failure(new Refusal(
+                            Refusal.Kind.UNAVAILABLE,
                             "psp_unavailable",
                             "Payment provider unavailable",
                             "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
@@ -182,18 +184,14 @@ public class CaptureService {
     }
 
     /** A completed key: the stored answer byte for byte, or the current state if it was stored before an outcome. */
-    private Uni<ApiResponse> replay(Merchant merchant, Claim.Completed completed) {
+    private Uni<CaptureOutcome> replay(Merchant merchant, Claim.Completed completed) {
         metrics.capture("replayed");
-        if (completed.status() != 202 || completed.resourceId() == null) {
-            return Uni.createFrom().item(new ApiResponse(completed.status(), completed.body(), true));
+        if (!StoredAnswers.beforeOutcome(completed.answer()) || completed.resourceId() == null) {
+            return Uni.createFrom().item(new CaptureOutcome.Replayed(completed.answer()));
         }
-        return payments.find(pool, merchant.id(), completed.resourceId()).map(payment -> {
-            if (payment == null) {
-                return new ApiResponse(completed.status(), completed.body(), true);
-            }
-            ApiResponse current = outcomes.render(payment);
-            return new ApiResponse(current.status(), current.body(), true);
-        });
+        return payments.find(pool, merchant.id(), completed.resourceId())
+                .map(payment ->
+                        new CaptureOutcome.Replayed(payment == null ? completed.answer() : answers.payment(payment)));
     }
 
     private static String outcomeTag(PaymentStatus status) {

@@ -1,16 +1,13 @@
 package com.payments.api.capture;
-import com.payments.api.resolver.PaymentResolver;
-import com.payments.api.idempotency.IdempotencyService;
-import com.payments.api.idempotency.ApiResponse;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.api.Payment;
-import com.payments.api.PaymentView;
-import com.payments.api.operations.OperationsRepository;
-import com.payments.api.common.OutboxRow;
-import com.payments.api.capture.PaymentRepository;
 import com.payments.api.capture.PaymentRepository.OutcomeRow;
+import com.payments.api.common.Json;
+import com.payments.api.common.OutboxRow;
+import com.payments.api.idempotency.IdempotencyService;
+import com.payments.api.idempotency.StoredAnswer;
+import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.operations.OperationsRepository;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentCaptured;
 import com.payments.contracts.events.PaymentEvent;
@@ -30,6 +27,11 @@ import java.util.Map;
 @ApplicationScoped
 public class PaymentOutcomeService {
     public static final String RESOURCE_PAYMENT = "payment";
+    /**
+     * The operations item the resolver opens for a payment still UNKNOWN at its deadline; a final outcome recorded
+     * here resolves it.
+     */
+    public static final String DEADLINE_REASON = "resolver_deadline";
 
     /** The payment after the call and whether this call moved it (false: another path recorded an outcome first). */
     public record Recorded(Payment payment, boolean changed) {}
@@ -37,17 +39,20 @@ public class PaymentOutcomeService {
     private final PaymentRepository payments;
     private final IdempotencyService idempotency;
     private final OperationsRepository operations;
-    private final ObjectMapper mapper;
+    private final StoredAnswers answers;
+    private final Json json;
 
     public PaymentOutcomeService(
             PaymentRepository payments,
             IdempotencyService idempotency,
             OperationsRepository operations,
-            ObjectMapper mapper) {
+            StoredAnswers answers,
+            Json json) {
         this.payments = payments;
         this.idempotency = idempotency;
         this.operations = operations;
-        this.mapper = mapper;
+        this.answers = answers;
+        this.json = json;
     }
 
     /**
@@ -69,7 +74,7 @@ public class PaymentOutcomeService {
                                 conn,
                                 RESOURCE_PAYMENT,
                                 outcome.paymentId().toString(),
-                                PaymentResolver.DEADLINE_REASON,
+                                DEADLINE_REASON,
                                 outcome.actor() + ": " + recorded.payment().status()));
     }
 
@@ -93,7 +98,7 @@ public class PaymentOutcomeService {
      */
     public PreparedOutcome prepare(Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
         Payment after = applied(before, outcome);
-        ApiResponse response = render(after);
+        StoredAnswer answer = answers.payment(after);
         OutcomeRow row = new OutcomeRow(
                 outcome.paymentId(),
                 outcome.status(),
@@ -101,8 +106,8 @@ public class PaymentOutcomeService {
                 outcome.declineCode(),
                 outcome.lastError(),
                 eventOf(after, traceHeaders),
-                response.status(),
-                response.body());
+                answer.status(),
+                answer.body());
         return new PreparedOutcome(row, after);
     }
 
@@ -143,42 +148,11 @@ public class PaymentOutcomeService {
                                 p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.declineCode());
                     case PROCESSING, UNKNOWN -> null;
                 };
-        return event == null
-                ? null
-                : new OutboxRow(event.eventId(), event.type(), Topics.PAYMENT_EVENTS, json(event), json(traceHeaders));
+        return event == null ? null : json.outboxRow(Topics.PAYMENT_EVENTS, event, traceHeaders);
     }
 
     private Uni<Boolean> completeKey(SqlClient conn, Payment p) {
-        ApiResponse response = render(p);
         return idempotency.complete(
-                conn,
-                RESOURCE_PAYMENT,
-                p.id(),
-                response.status(),
-                response.body(),
-                p.status().isFinal());
-    }
-
-    /** The capture answer for a payment in its current state: 201 CAPTURED, 402 FAILED, 202 otherwise. */
-    public ApiResponse render(Payment p) {
-        return new ApiResponse(p.status().httpStatus(), jsonBytes(PaymentView.of(p, List.of())), false);
-    }
-
-    private String json(Object value) {
-        try {
-            return mapper.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(
-                    "Cannot serialize " + value.getClass().getSimpleName(), e);
-        }
-    }
-
-    private byte[] jsonBytes(Object value) {
-        try {
-            return mapper.writeValueAsBytes(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(
-                    "Cannot serialize " + value.getClass().getSimpleName(), e);
-        }
+                conn, RESOURCE_PAYMENT, p.id(), answers.payment(p), p.status().isFinal());
     }
 }

@@ -3,15 +3,14 @@ package com.payments.api.capture;
 import com.payments.api.Merchant;
 import com.payments.api.PaymentView;
 import com.payments.api.RefundView;
-import com.payments.api.capture.PaymentRepository;
-import com.payments.api.rest.ApiProblem;
+import com.payments.api.common.Refusal;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.UUID;
 
-/** Reads of the merchant API; another merchant's resource is 404. */
+/** Reads of the merchant API; another merchant's resource is not found, as a missing one is. */
 @ApplicationScoped
 public class PaymentQueryService {
     static final int MAX_LIST = 100;
@@ -27,7 +26,7 @@ public class PaymentQueryService {
     public Uni<PaymentView> payment(Merchant merchant, UUID id) {
         return payments.find(pool, merchant.id(), id).flatMap(p -> {
             if (p == null) {
-                return Uni.createFrom().failure(ApiProblem.notFound());
+                return Uni.createFrom().failure(Refusal.notFound());
             }
             return payments.refundsOf(pool, merchant.id(), id)
                     .map(refunds -> PaymentView.of(
@@ -44,7 +43,7 @@ public class PaymentQueryService {
     public Uni<RefundView> refund(Merchant merchant, UUID id) {
         return payments.findRefund(pool, merchant.id(), id).map(r -> {
             if (r == null) {
-                throw ApiProblem.notFound();
+                throw Refusal.notFound();
             }
             return RefundView.of(r);
         });

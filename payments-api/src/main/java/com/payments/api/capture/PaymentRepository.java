@@ -1,9 +1,9 @@
 package com.payments.api.capture;
-import com.payments.api.common.OutboxRow;
 
 import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
 import com.payments.api.Refund;
+import com.payments.api.common.OutboxRow;
 import com.payments.contracts.SqlResource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;

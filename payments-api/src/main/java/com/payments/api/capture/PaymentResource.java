@@ -1,32 +1,31 @@
 package com.payments.api.capture;
-import com.payments.api.rest.ProblemMapper;
-import com.payments.api.rest.Problem;
-import com.payments.api.rest.ApiProblem;
-import com.payments.api.rest.ApiDefinition;
 
 import com.payments.api.PaymentView;
 import com.payments.api.RefundView;
-import com.payments.api.config.ApiConfig;
-import com.payments.api.idempotency.ApiResponse;
-import com.payments.api.capture.CaptureRequest;
-import com.payments.api.capture.CaptureService;
 import com.payments.api.common.CardNumbers;
+import com.payments.api.common.Refusal;
+import com.payments.api.config.ApiConfig;
 import com.payments.api.idempotency.IdempotencyService;
-import com.payments.api.merchants.MerchantAuthService;
-import com.payments.api.capture.PaymentQueryService;
-import com.payments.api.merchants.RateLimiter;
+import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.merchants.ApiRoles;
+import com.payments.api.merchants.MerchantPrincipal;
+import com.payments.api.merchants.RateLimited;
+import com.payments.api.rest.ApiDefinition;
+import com.payments.api.rest.IdempotentResponses;
+import com.payments.api.rest.PathParams;
+import com.payments.api.rest.Problem;
+import com.payments.api.rest.ProblemMapper;
 import com.payments.contracts.tracing.TraceHeaders;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.http.HttpServerRequest;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
-import java.util.UUID;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -44,31 +43,37 @@ import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
-/** The merchant API of docs/architecture.md §4 (docs/api.md). Every call: authenticate, rate-limit, validate, then act. */
+/**
+ * The merchant API of docs/architecture.md §4 (docs/api.md): capture and reads. Every call is a merchant's
+ * ({@link BearerAuthMechanism}, rate-limited by {@link com.payments.api.merchants.RateLimitFilter}); here: validate,
+ * then act.
+ */
 @Path("/v1")
+@RolesAllowed(ApiRoles.MERCHANT)
+@RateLimited
 @Tag(name = "payments")
 @SecurityRequirement(name = "merchantKey")
 public class PaymentResource {
     private static final Pattern ORDER_ID = Pattern.compile("[\\x20-\\x7E]{1,255}");
 
-    private final MerchantAuthService auth;
-    private final RateLimiter rateLimiter;
+    private final SecurityIdentity identity;
     private final CaptureService captures;
     private final PaymentQueryService queries;
+    private final StoredAnswers answers;
     private final TraceHeaders traceHeaders;
     private final int maxBodyBytes;
 
     public PaymentResource(
-            MerchantAuthService auth,
-            RateLimiter rateLimiter,
+            SecurityIdentity identity,
             CaptureService captures,
             PaymentQueryService queries,
+            StoredAnswers answers,
             TraceHeaders traceHeaders,
             ApiConfig config) {
-        this.auth = auth;
-        this.rateLimiter = rateLimiter;
+        this.identity = identity;
         this.captures = captures;
         this.queries = queries;
+        this.answers = answers;
         this.traceHeaders = traceHeaders;
         this.maxBodyBytes = config.limits().maxBodyBytes();
     }
@@ -276,21 +281,18 @@ public class PaymentResource {
                                 @ExampleObject(name = "service_overloaded", value = ApiDefinition.SERVICE_OVERLOADED)
                             }))
     public Uni<RestResponse<byte[]>> capture(
-            @RestHeader("Authorization") String authorization,
             @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,
             // Read by the OpenTelemetry server instrumentation (the request's span continues the caller's trace),
             // declared here for the API document only.
             @Parameter(ref = "traceparent") @RestHeader("traceparent") String traceparent,
             @Parameter(ref = "tracestate") @RestHeader("tracestate") String tracestate,
-            @Context HttpServerRequest http,
             byte[] body) {
-        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
-            rateLimiter.acquire(merchant);
-            String key = IdempotencyService.validateKey(idempotencyKey);
-            CaptureRequest request = CaptureRequest.parse(body, maxBodyBytes);
-            return captures.capture(merchant, key, request, traceHeaders.current())
-                    .map(PaymentResource::toResponse);
-        });
+        String key = IdempotencyService.validateKey(idempotencyKey);
+        CaptureRequest request = CaptureRequest.parse(body, maxBodyBytes);
+        return captures.capture(MerchantPrincipal.of(identity), key, request, traceHeaders.current())
+                .map(outcome -> outcome instanceof CaptureOutcome.Replayed replayed
+                        ? IdempotentResponses.replay(replayed.answer())
+                        : IdempotentResponses.first(answers.payment(((CaptureOutcome.Charged) outcome).payment())));
     }
 
     @GET
@@ -314,15 +316,10 @@ public class PaymentResource {
     @APIResponse(responseCode = "429", ref = "RateLimited")
     @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<PaymentView> payment(
-            @RestHeader("Authorization") String authorization,
             @Parameter(description = "The payment's id", schema = @Schema(type = SchemaType.STRING, format = "uuid"))
                     @RestPath
-                    String id,
-            @Context HttpServerRequest http) {
-        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
-            rateLimiter.acquire(merchant);
-            return queries.payment(merchant, uuidOr404(id));
-        });
+                    String id) {
+        return queries.payment(MerchantPrincipal.of(identity), PathParams.uuid(id));
     }
 
     /** Payments of an order, newest first (at most 100). */
@@ -363,28 +360,23 @@ public class PaymentResource {
     @APIResponse(responseCode = "429", ref = "RateLimited")
     @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<PaymentList> byOrderId(
-            @RestHeader("Authorization") String authorization,
             @Parameter(
                             required = true,
                             description = "Your order reference",
                             schema = @Schema(type = SchemaType.STRING, minLength = 1, maxLength = 255),
                             example = "order-1001")
                     @RestQuery
-                    String orderId,
-            @Context HttpServerRequest http) {
-        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
-            rateLimiter.acquire(merchant);
-            if (orderId == null || !ORDER_ID.matcher(orderId).matches()) {
-                throw ApiProblem.badRequest(
-                        "invalid_order_id", "Query parameter orderId must be 1-255 printable ASCII characters");
-            }
-            if (CardNumbers.containedIn(orderId)) {
-                throw ApiProblem.badRequest(
-                        "card_data_rejected",
-                        "orderId contains what looks like a card number; card data is never accepted");
-            }
-            return queries.byOrderId(merchant, orderId).map(PaymentList::new);
-        });
+                    String orderId) {
+        if (orderId == null || !ORDER_ID.matcher(orderId).matches()) {
+            throw Refusal.invalid(
+                    "invalid_order_id", "Query parameter orderId must be 1-255 printable ASCII characters");
+        }
+        if (CardNumbers.containedIn(orderId)) {
+            throw Refusal.invalid(
+                    "card_data_rejected",
+                    "orderId contains what looks like a card number; card data is never accepted");
+        }
+        return queries.byOrderId(MerchantPrincipal.of(identity), orderId).map(PaymentList::new);
     }
 
     @GET
@@ -409,32 +401,9 @@ public class PaymentResource {
     @APIResponse(responseCode = "429", ref = "RateLimited")
     @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<RefundView> refund(
-            @RestHeader("Authorization") String authorization,
             @Parameter(description = "The refund's id", schema = @Schema(type = SchemaType.STRING, format = "uuid"))
                     @RestPath
-                    String id,
-            @Context HttpServerRequest http) {
-        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
-            rateLimiter.acquire(merchant);
-            return queries.refund(merchant, uuidOr404(id));
-        });
-    }
-
-    public static UUID uuidOr404(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw ApiProblem.notFound();
-        }
-    }
-
-    public static RestResponse<byte[]> toResponse(ApiResponse response) {
-        RestResponse.ResponseBuilder<byte[]> builder = RestResponse.ResponseBuilder.<byte[]>create(response.status())
-                .entity(response.body())
-                .type(MediaType.APPLICATION_JSON_TYPE);
-        if (response.replayed()) {
-            builder.header(IdempotencyService.REPLAYED_HEADER, "true");
-        }
-        return builder.build();
+                    String id) {
+        return queries.refund(MerchantPrincipal.of(identity), PathParams.uuid(id));
     }
 }

@@ -3,16 +3,14 @@ package com.payments.api.common;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
  * Business metrics (Prometheus names): {@code payments_captures_total{outcome}},
- * {@code payments_api_rejections_total{status,code}}, {@code payments_psp_latency_seconds{outcome}},
+ * {@code payments_api_rejections_total{status,code}},
  * {@code payments_capture_batch_size{statement}} (captures per statement of the capture path),
  * {@code payments_refund_reservation_batch_size} (refund reservations per statement), {@code
  * payments_shed_total{reason}} (requests
@@ -24,7 +22,6 @@ public class ApiMetrics {
     private final MeterRegistry registry;
     // meters by tag value: looked up once, not built on every request
     private final Map<String, Counter> captures = new ConcurrentHashMap<>();
-    private final Map<String, Timer> pspLatency = new ConcurrentHashMap<>();
     private final Map<String, Counter> shed = new ConcurrentHashMap<>();
 
     public ApiMetrics(MeterRegistry registry) {
@@ -65,14 +62,5 @@ public class ApiMetrics {
     public void rejected(int status, String code) {
         registry.counter("payments.api.rejections", "status", Integer.toString(status), "code", code)
                 .increment();
-    }
-
-    public void pspLatency(String outcome, long nanos) {
-        pspLatency
-                .computeIfAbsent(outcome, o -> Timer.builder("payments.psp.latency")
-                        .tag("outcome", o)
-                        .publishPercentileHistogram()
-                        .register(registry))
-                .record(nanos, TimeUnit.NANOSECONDS);
     }
 }

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.rest.ApiProblem;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -36,30 +35,30 @@ public final class JsonBodies {
 
     /**
      * Parses a JSON object of at most {@code maxBytes} whose field names are all in {@code allowed} and whose text
-     * values, at any depth, contain no card number ({@link CardNumbers}): 400 {@code card_data_rejected} before
+     * values, at any depth, contain no card number ({@link CardNumbers}): refused {@code card_data_rejected} before
      * any field is validated, so no such text is ever stored, published or logged.
      */
     public static ObjectNode parseObject(byte[] body, int maxBytes, Set<String> allowed) {
         if (body == null || body.length == 0) {
-            throw ApiProblem.badRequest("invalid_json", "A JSON object body is required");
+            throw Refusal.invalid("invalid_json", "A JSON object body is required");
         }
         if (body.length > maxBytes) {
-            throw ApiProblem.badRequest("body_too_large", "The request body exceeds " + maxBytes + " bytes");
+            throw Refusal.invalid("body_too_large", "The request body exceeds " + maxBytes + " bytes");
         }
         JsonNode tree;
         try {
             tree = STRICT.readTree(body);
         } catch (IOException | RuntimeException e) {
-            throw ApiProblem.badRequest("invalid_json", "The body is not valid JSON");
+            throw Refusal.invalid("invalid_json", "The body is not valid JSON");
         }
         if (tree == null || !tree.isObject()) {
-            throw ApiProblem.badRequest("invalid_json", "The body must be a JSON object");
+            throw Refusal.invalid("invalid_json", "The body must be a JSON object");
         }
         Iterator<String> names = tree.fieldNames();
         while (names.hasNext()) {
             String name = names.next();
             if (!allowed.contains(name)) {
-                throw ApiProblem.badRequest(
+                throw Refusal.invalid(
                         "unknown_field",
                         SAFE_NAME.matcher(name).matches()
                                 ? "Unknown field: " + name
@@ -68,7 +67,7 @@ public final class JsonBodies {
         }
         tree.fields().forEachRemaining(field -> {
             if (containsCardNumber(field.getValue())) {
-                throw ApiProblem.badRequest(
+                throw Refusal.invalid(
                         "card_data_rejected",
                         field.getKey() + " contains what looks like a card number; card data is never accepted");
             }
@@ -93,12 +92,12 @@ public final class JsonBodies {
         JsonNode node = body.get(field);
         if (node == null || node.isNull()) {
             if (required) {
-                throw ApiProblem.badRequest(code, field + " is required");
+                throw Refusal.invalid(code, field + " is required");
             }
             return null;
         }
         if (!node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < min || node.longValue() > max) {
-            throw ApiProblem.badRequest(code, field + " must be an integer between " + min + " and " + max);
+            throw Refusal.invalid(code, field + " must be an integer between " + min + " and " + max);
         }
         return node.longValue();
     }
@@ -108,12 +107,12 @@ public final class JsonBodies {
         JsonNode node = body.get(field);
         if (node == null || node.isNull()) {
             if (required) {
-                throw ApiProblem.badRequest(code, field + " is required");
+                throw Refusal.invalid(code, field + " is required");
             }
             return null;
         }
         if (!node.isTextual()) {
-            throw ApiProblem.badRequest(code, field + " must be a string");
+            throw Refusal.invalid(code, field + " must be a string");
         }
         return node.textValue();
     }
@@ -122,7 +121,7 @@ public final class JsonBodies {
     public static String nonBlankText(ObjectNode body, String field, int maxLength, String code) {
         String value = text(body, field, true, code);
         if (value.isBlank() || value.length() > maxLength) {
-            throw ApiProblem.badRequest(code, field + " must be 1-" + maxLength + " characters");
+            throw Refusal.invalid(code, field + " must be 1-" + maxLength + " characters");
         }
         return value;
     }

@@ -1,7 +1,6 @@
 package com.payments.api.idempotency;
 
 import com.payments.api.config.ApiConfig;
-import com.payments.api.idempotency.IdempotencyRepository;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;

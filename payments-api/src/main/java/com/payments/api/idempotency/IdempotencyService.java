@@ -1,8 +1,7 @@
 package com.payments.api.idempotency;
 
-import com.payments.api.idempotency.IdempotencyRepository;
+import com.payments.api.common.Refusal;
 import com.payments.api.idempotency.IdempotencyRepository.StoredKey;
-import com.payments.api.rest.ApiProblem;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,20 +19,18 @@ import java.util.regex.Pattern;
  */
 @ApplicationScoped
 public class IdempotencyService {
-    public static final String HEADER = "Idempotency-Key";
-    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     private static final Pattern KEY = Pattern.compile("[\\x20-\\x7E]{1,255}");
 
     /** What an already used key means for a new request under it. */
     public sealed interface Claim {
-        /** Same request, still in flight elsewhere: 409. */
+        /** Same request, still in flight elsewhere: refused for now. */
         record InFlight() implements Claim {}
 
-        /** The key was used with a different request: 422. */
+        /** The key was used with a different request: refused. */
         record Mismatch() implements Claim {}
 
         /** Same request, completed: replay the stored answer (or the resource's current state). */
-        record Completed(int status, byte[] body, String resourceType, UUID resourceId) implements Claim {}
+        record Completed(StoredAnswer answer, String resourceType, UUID resourceId) implements Claim {}
     }
 
     private final IdempotencyRepository keys;
@@ -42,13 +39,13 @@ public class IdempotencyService {
         this.keys = keys;
     }
 
-    /** Checks the header: required, 1-255 printable ASCII; 400 otherwise (nothing stored). */
+    /** Checks a key: required, 1-255 printable ASCII; refused as invalid otherwise (nothing stored). */
     public static String validateKey(String key) {
         if (key == null) {
-            throw ApiProblem.badRequest("missing_idempotency_key", "The Idempotency-Key header is required");
+            throw Refusal.invalid("missing_idempotency_key", "The Idempotency-Key header is required");
         }
         if (!KEY.matcher(key).matches()) {
-            throw ApiProblem.badRequest(
+            throw Refusal.invalid(
                     "invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters");
         }
         return key;
@@ -75,7 +72,9 @@ public class IdempotencyService {
             return new Claim.InFlight();
         }
         return new Claim.Completed(
-                stored.responseStatus(), stored.responseBody(), stored.resourceType(), stored.resourceId());
+                new StoredAnswer(stored.responseStatus(), stored.responseBody()),
+                stored.resourceType(),
+                stored.resourceId());
     }
 
     /**
@@ -83,23 +82,23 @@ public class IdempotencyService {
      * the resource is final, so the key's retention starts now.
      */
     public Uni<Boolean> complete(
-            SqlClient conn, String resourceType, UUID resourceId, int status, byte[] body, boolean finalOutcome) {
-        return keys.complete(conn, resourceType, resourceId, status, body, finalOutcome);
+            SqlClient conn, String resourceType, UUID resourceId, StoredAnswer answer, boolean finalOutcome) {
+        return keys.complete(conn, resourceType, resourceId, answer.status(), answer.body(), finalOutcome);
     }
 
-    /** The 409 / 422 answers of a lost claim. */
-    public static ApiProblem problemFor(Claim claim, int inFlightRetryAfterSeconds) {
+    /** Why a request whose claim lost is refused: its key is in flight, or was used for another request. */
+    public static Refusal refusalFor(Claim claim, int inFlightRetryAfterSeconds) {
         if (claim instanceof Claim.InFlight) {
-            return new ApiProblem(
-                    409,
+            return new Refusal(
+                    Refusal.Kind.CONFLICT,
                     "idempotency_key_in_use",
                     "Request in progress",
                     "A request with this Idempotency-Key is still in progress; retry later",
                     inFlightRetryAfterSeconds);
         }
         if (claim instanceof Claim.Mismatch) {
-            return new ApiProblem(
-                    422,
+            return new Refusal(
+                    Refusal.Kind.UNPROCESSABLE,
                     "idempotency_key_reused",
                     "Idempotency-Key reused",
                     "This Idempotency-Key was used with a different request",

@@ -2,8 +2,8 @@ package com.payments.api.merchants;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.payments.api.common.Refusal;
 import com.payments.api.config.ApiConfig;
-import com.payments.api.rest.ApiProblem;
 import io.vertx.core.net.SocketAddress;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.InetAddress;
@@ -13,7 +13,7 @@ import java.time.Duration;
 /**
  * Failed merchant authentications per client address: a token bucket of {@code payments.auth.max-failures} that
  * refills over {@code payments.auth.failure-window}, in memory per instance. A failure takes a token; without one
- * the answer is 429 {@code too_many_failed_authentications} with Retry-After, and the key is not looked up in the
+ * the request is refused {@code too_many_failed_authentications} with a retry time, and the key is not looked up in the
  * database. Successes take nothing, so good keys from an address keep working while its bad keys are refused.
  *
  * <p>The client address is what Vert.x reports as the request's remote address: the TCP peer, or the address a
@@ -42,13 +42,13 @@ public class AuthFailureLimiter {
                 .build();
     }
 
-    /** Takes one failure from the client's allowance, or throws 429 when it has none left. */
+    /** Takes one failure from the client's allowance, or refuses when it has none left. */
     public void takeFailure(String client) {
         TokenBucket bucket = buckets.get(client, c -> new TokenBucket());
         long now = System.nanoTime();
         if (!bucket.tryTake(capacity, perSecond, now)) {
-            throw new ApiProblem(
-                    429,
+            throw new Refusal(
+                    Refusal.Kind.TOO_MANY_REQUESTS,
                     "too_many_failed_authentications",
                     "Too many failed authentications",
                     "Too many requests with a missing or unknown API key came from this address; retry after the"

@@ -1,14 +1,14 @@
 package com.payments.api.merchants;
-import com.payments.api.rest.ProblemMapper;
-import com.payments.api.rest.Problem;
-import com.payments.api.rest.ApiDefinition;
-import com.payments.api.capture.PaymentResource;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.common.JsonBodies;
-import com.payments.api.merchants.MerchantAdminService;
 import com.payments.api.merchants.MerchantAdminService.IssuedKey;
+import com.payments.api.rest.ApiDefinition;
+import com.payments.api.rest.PathParams;
+import com.payments.api.rest.Problem;
+import com.payments.api.rest.ProblemMapper;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -25,27 +25,25 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
- * Operator API for merchants and their keys, protected by the operator token ({@link OperatorAuth}). Keys are
- * returned once and never stored in clear.
+ * Operator API for merchants and their keys, for the operator token ({@link ApiRoles#OPERATOR}). Keys are returned
+ * once and never stored in clear.
  */
 @Path("/v1/admin/merchants")
+@RolesAllowed(ApiRoles.OPERATOR)
 @Tag(name = "operators")
 @SecurityRequirement(name = ApiDefinition.OPERATOR_TOKEN)
-public class AdminResource {
+public class MerchantAdminResource {
     private static final Set<String> MERCHANT_FIELDS = Set.of("name", "rateLimitPerSecond");
 
     private final MerchantAdminService admin;
-    private final OperatorAuth operators;
 
-    public AdminResource(MerchantAdminService admin, OperatorAuth operators) {
+    public MerchantAdminResource(MerchantAdminService admin) {
         this.admin = admin;
-        this.operators = operators;
     }
 
     /** The create-merchant body, for the OpenAPI document. */
@@ -106,8 +104,7 @@ public class AdminResource {
     @APIResponse(responseCode = "413", ref = "PayloadTooLarge")
     @APIResponse(responseCode = "415", ref = "UnsupportedMediaType")
     @APIResponse(responseCode = "500", ref = "InternalError")
-    public Uni<RestResponse<IssuedKey>> create(@RestHeader("Authorization") String authorization, byte[] body) {
-        operators.check(authorization);
+    public Uni<RestResponse<IssuedKey>> create(byte[] body) {
         ObjectNode json = JsonBodies.parseObject(body, 4096, MERCHANT_FIELDS);
         String name = JsonBodies.nonBlankText(json, "name", 200, "invalid_name");
         Long rate = JsonBodies.integer(json, "rateLimitPerSecond", 1, 1_000_000, false, "invalid_rate_limit");
@@ -134,13 +131,11 @@ public class AdminResource {
     @APIResponse(responseCode = "406", ref = "NotAcceptable")
     @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<RestResponse<IssuedKey>> issueKey(
-            @RestHeader("Authorization") String authorization,
             @Parameter(description = "The merchant's id", schema = @Schema(type = SchemaType.STRING, format = "uuid"))
                     @RestPath
                     String merchantId,
             @Parameter(description = "Revoke the merchant's other keys (rotation)") @RestQuery boolean revokeOthers) {
-        operators.check(authorization);
-        return admin.issueKey(PaymentResource.uuidOr404(merchantId), revokeOthers)
+        return admin.issueKey(PathParams.uuid(merchantId), revokeOthers)
                 .map(key -> RestResponse.status(RestResponse.Status.CREATED, key));
     }
 }

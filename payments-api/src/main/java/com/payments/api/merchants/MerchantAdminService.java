@@ -1,8 +1,7 @@
 package com.payments.api.merchants;
 
 import com.payments.api.Merchant;
-import com.payments.api.merchants.MerchantRepository;
-import com.payments.api.rest.ApiProblem;
+import com.payments.api.common.Refusal;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,7 +44,7 @@ public class MerchantAdminService {
         byte[] hash = MerchantAuthService.hash(apiKey);
         return pool.withTransaction(conn -> merchants.exists(conn, merchantId).flatMap(exists -> {
                     if (!exists) {
-                        return Uni.createFrom().failure(ApiProblem.notFound());
+                        return Uni.createFrom().failure(Refusal.notFound());
                     }
                     return merchants
                             .insertKey(conn, merchantId, hash, prefix(apiKey))

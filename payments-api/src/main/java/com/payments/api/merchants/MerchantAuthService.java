@@ -1,16 +1,15 @@
 package com.payments.api.merchants;
-import com.payments.api.common.RequestHash;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.payments.api.Merchant;
+import com.payments.api.common.Refusal;
+import com.payments.api.common.RequestHash;
 import com.payments.api.config.ApiConfig;
-import com.payments.api.merchants.MerchantRepository;
-import com.payments.api.rest.ApiProblem;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.security.AuthenticationFailedException;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.net.SocketAddress;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
@@ -76,11 +75,11 @@ public class MerchantAuthService {
     }
 
     /**
-     * The merchant of the request, or a failed Uni: 401, or 429 when the client at {@code remote} has failed too
-     * often ({@link AuthFailureLimiter}).
+     * The merchant of an {@code Authorization} header, or a failed Uni: {@link AuthenticationFailedException}, or a
+     * {@link Refusal} {@code too_many_failed_authentications} when {@code client} (an address as {@link
+     * AuthFailureLimiter#clientOf} gives it) has failed too often. A known key answers from memory, without I/O.
      */
-    public Uni<Merchant> authenticate(String authorization, SocketAddress remote) {
-        String client = AuthFailureLimiter.clientOf(remote);
+    public Uni<Merchant> authenticate(String authorization, String client) {
         if (authorization == null
                 || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
                 || authorization.length() > 7 + MAX_KEY_LENGTH) {
@@ -99,7 +98,7 @@ public class MerchantAuthService {
             // Taken before the lookup, so concurrent bad keys cannot all pass the check; given back on success.
             try {
                 failures.takeFailure(client);
-            } catch (ApiProblem tooMany) {
+            } catch (Refusal tooMany) {
                 return Uni.createFrom().failure(tooMany);
             }
         }
@@ -111,7 +110,7 @@ public class MerchantAuthService {
                 if (verified != null) {
                     failures.takeFailure(client); // a key that was good and is no more (revoked): a failure now
                 }
-                throw ApiProblem.unauthorized();
+                throw new AuthenticationFailedException();
             }
             found.increment();
             known.put(keyHash, new Verified(merchant, System.nanoTime()));
@@ -125,10 +124,10 @@ public class MerchantAuthService {
     private Uni<Merchant> failed(String client) {
         try {
             failures.takeFailure(client);
-        } catch (ApiProblem tooMany) {
+        } catch (Refusal tooMany) {
             return Uni.createFrom().failure(tooMany);
         }
-        return Uni.createFrom().failure(ApiProblem.unauthorized());
+        return Uni.createFrom().failure(new AuthenticationFailedException());
     }
 
     /** Forgets the merchant's known keys (after a rotation in this instance: its revoked keys stop here at once). */

@@ -1,20 +1,21 @@
 package com.payments.api.operations;
-import com.payments.api.rest.ProblemMapper;
-import com.payments.api.rest.Problem;
-import com.payments.api.rest.ApiProblem;
-import com.payments.api.rest.ApiDefinition;
-import com.payments.api.merchants.OperatorAuth;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.operations.OperationsRepository;
-import com.payments.api.operations.OperationsRepository.Item;
 import com.payments.api.common.JsonBodies;
-import com.payments.api.operations.OperationsService;
+import com.payments.api.common.Refusal;
+import com.payments.api.merchants.ApiRoles;
+import com.payments.api.merchants.BearerIdentityProvider;
+import com.payments.api.operations.OperationsRepository.Item;
+import com.payments.api.rest.ApiDefinition;
+import com.payments.api.rest.PathParams;
+import com.payments.api.rest.Problem;
+import com.payments.api.rest.ProblemMapper;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -35,23 +36,21 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /**
  * Operator API for {@code operations_queue}, the items the automation left for a human (docs/operations.md): list
- * them, resolve one with a note. Protected by the operator token ({@link OperatorAuth}).
+ * them, resolve one with a note. For the operator token ({@link ApiRoles#OPERATOR}).
  */
 @Path("/v1/admin/operations")
+@RolesAllowed(ApiRoles.OPERATOR)
 @Tag(name = "operators")
 @SecurityRequirement(name = ApiDefinition.OPERATOR_TOKEN)
 @Produces(MediaType.APPLICATION_JSON)
 public class OperationsResource {
     private static final int MAX_LIMIT = 500;
     private static final int MAX_RESOLUTION = 500;
-    /** The audit's "who" for the operator API: one shared token names no person (docs/console.md, OIDC). */
-    static final String OPERATOR_TOKEN = "operator-token";
 
     /** An item; {@code details} is the stored JSON as is (with {@code resolution} once resolved). */
     @RegisterForReflection
@@ -90,14 +89,11 @@ public class OperationsResource {
 
     private final Pool pool;
     private final OperationsRepository operations;
-    private final OperatorAuth operators;
     private final OperationsService resolutions;
 
-    public OperationsResource(
-            Pool pool, OperationsRepository operations, OperatorAuth operators, OperationsService resolutions) {
+    public OperationsResource(Pool pool, OperationsRepository operations, OperationsService resolutions) {
         this.pool = pool;
         this.operations = operations;
-        this.operators = operators;
         this.resolutions = resolutions;
     }
 
@@ -142,7 +138,6 @@ public class OperationsResource {
     @APIResponse(responseCode = "406", ref = "NotAcceptable")
     @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<ItemList> list(
-            @RestHeader("Authorization") String authorization,
             @Parameter(
                             description = "OPEN (default) or RESOLVED",
                             schema =
@@ -156,10 +151,9 @@ public class OperationsResource {
                             schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "500"))
                     @RestQuery
                     String limit) {
-        operators.check(authorization);
         String wanted = status == null ? "OPEN" : status;
         if (!wanted.equals("OPEN") && !wanted.equals("RESOLVED")) {
-            throw ApiProblem.badRequest("invalid_status", "status must be OPEN or RESOLVED");
+            throw Refusal.invalid("invalid_status", "status must be OPEN or RESOLVED");
         }
         int max = limit == null ? 100 : parseLimit(limit);
         return operations
@@ -232,21 +226,19 @@ public class OperationsResource {
     @APIResponse(responseCode = "415", ref = "UnsupportedMediaType")
     @APIResponse(responseCode = "500", ref = "InternalError")
     public Uni<ItemView> resolve(
-            @RestHeader("Authorization") String authorization,
             @Context HttpServerRequest http,
             @Parameter(description = "The item's id", schema = @Schema(type = SchemaType.INTEGER, format = "int64"))
                     @RestPath
                     String id,
             byte[] body) {
-        operators.check(authorization);
-        long itemId = parseId(id);
+        long itemId = PathParams.positiveLong(id);
         ObjectNode json = JsonBodies.parseObject(body, 4096, Set.of("resolution"));
         String resolution = JsonBodies.nonBlankText(json, "resolution", MAX_RESOLUTION, "invalid_resolution");
         return resolutions
                 .resolve(
                         itemId,
                         resolution,
-                        OPERATOR_TOKEN,
+                        BearerIdentityProvider.OPERATOR_TOKEN,
                         "api",
                         http.remoteAddress() == null
                                 ? null
@@ -263,18 +255,6 @@ public class OperationsResource {
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw ApiProblem.badRequest("invalid_limit", "limit must be an integer between 1 and 500");
-    }
-
-    private static long parseId(String id) {
-        try {
-            long value = Long.parseLong(id);
-            if (value > 0) {
-                return value;
-            }
-        } catch (NumberFormatException e) {
-            // 404 below, as for any path that names no item
-        }
-        throw ApiProblem.notFound();
+        throw Refusal.invalid("invalid_limit", "limit must be an integer between 1 and 500");
     }
 }

@@ -1,17 +1,16 @@
 package com.payments.api.operations;
 
-import com.payments.api.operations.OperationsRepository;
+import com.payments.api.common.Refusal;
 import com.payments.api.operations.OperationsRepository.Item;
-import com.payments.api.operations.OperatorAuditRepository;
 import com.payments.api.operations.OperatorAuditRepository.Entry;
-import com.payments.api.rest.ApiProblem;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Resolving an operations item by hand, the one rule for the operator API and the console: only an OPEN item (404 for
- * none, 409 when already resolved, the first note stays), and the audit row in the same transaction as the change.
+ * Resolving an operations item by hand, the one rule for the operator API and the console: only an OPEN item (not
+ * found for none, a conflict when already resolved: the first note stays), and the audit row in the same transaction
+ * as the change.
  */
 @ApplicationScoped
 public class OperationsService {
@@ -32,10 +31,10 @@ public class OperationsService {
                     if (resolved == null) {
                         return operations.find(conn, itemId).map(existing -> {
                             if (existing == null) {
-                                throw ApiProblem.notFound();
+                                throw Refusal.notFound();
                             }
-                            throw new ApiProblem(
-                                    409,
+                            throw new Refusal(
+                                    Refusal.Kind.CONFLICT,
                                     "operations_item_resolved",
                                     "Already resolved",
                                     "This operations item is already resolved",

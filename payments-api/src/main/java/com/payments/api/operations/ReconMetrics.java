@@ -1,6 +1,5 @@
 package com.payments.api.operations;
 
-import com.payments.api.operations.ReconRunRepository;
 import com.payments.api.operations.ReconRunRepository.Snapshot;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

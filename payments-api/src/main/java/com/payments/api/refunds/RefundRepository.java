@@ -1,7 +1,7 @@
 package com.payments.api.refunds;
-import com.payments.api.idempotency.IdempotencyRepository;
-import com.payments.api.common.OutboxRow;
 
+import com.payments.api.common.OutboxRow;
+import com.payments.api.idempotency.IdempotencyRepository;
 import com.payments.api.idempotency.IdempotencyRepository.StoredKey;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;

@@ -1,10 +1,10 @@
 package com.payments.api.refunds;
-import com.payments.api.common.JsonBodies;
-import com.payments.api.capture.CaptureRequest;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.rest.ApiProblem;
+import com.payments.api.capture.CaptureRequest;
+import com.payments.api.common.JsonBodies;
+import com.payments.api.common.Refusal;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -21,7 +21,7 @@ public record RefundRequest(long amount, String reason) {
         long amount = JsonBodies.integer(json, "amount", 1, CaptureRequest.MAX_AMOUNT, true, "invalid_amount");
         String reason = JsonBodies.text(json, "reason", false, "invalid_reason");
         if (reason != null && !REASON.matcher(reason).matches()) {
-            throw ApiProblem.badRequest(
+            throw Refusal.invalid(
                     "invalid_reason",
                     "reason must be 1-" + MAX_REASON_LENGTH + " characters without control characters");
         }

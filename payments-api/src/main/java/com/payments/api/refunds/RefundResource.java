@@ -1,24 +1,25 @@
 package com.payments.api.refunds;
-import com.payments.api.rest.ProblemMapper;
-import com.payments.api.rest.Problem;
-import com.payments.api.rest.ApiDefinition;
-import com.payments.api.capture.PaymentResource;
 
 import com.payments.api.RefundAccepted;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.idempotency.IdempotencyService;
-import com.payments.api.merchants.MerchantAuthService;
-import com.payments.api.merchants.RateLimiter;
-import com.payments.api.refunds.RefundRequest;
-import com.payments.api.refunds.RefundService;
+import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.merchants.ApiRoles;
+import com.payments.api.merchants.MerchantPrincipal;
+import com.payments.api.merchants.RateLimited;
+import com.payments.api.rest.ApiDefinition;
+import com.payments.api.rest.IdempotentResponses;
+import com.payments.api.rest.PathParams;
+import com.payments.api.rest.Problem;
+import com.payments.api.rest.ProblemMapper;
 import com.payments.contracts.tracing.TraceHeaders;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.http.HttpServerRequest;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -37,24 +38,26 @@ import org.jboss.resteasy.reactive.RestResponse;
 
 /** {@code POST /v1/payments/{id}/refunds} (docs/architecture.md §4, docs/api.md): reserve a refund, 202 while it executes. */
 @Path("/v1/payments/{id}/refunds")
+@RolesAllowed(ApiRoles.MERCHANT)
+@RateLimited
 @Tag(name = "refunds")
 @SecurityRequirement(name = "merchantKey")
 public class RefundResource {
-    private final MerchantAuthService auth;
-    private final RateLimiter rateLimiter;
+    private final SecurityIdentity identity;
     private final RefundService refunds;
+    private final StoredAnswers answers;
     private final TraceHeaders traceHeaders;
     private final int maxBodyBytes;
 
     public RefundResource(
-            MerchantAuthService auth,
-            RateLimiter rateLimiter,
+            SecurityIdentity identity,
             RefundService refunds,
+            StoredAnswers answers,
             TraceHeaders traceHeaders,
             ApiConfig config) {
-        this.auth = auth;
-        this.rateLimiter = rateLimiter;
+        this.identity = identity;
         this.refunds = refunds;
+        this.answers = answers;
         this.traceHeaders = traceHeaders;
         this.maxBodyBytes = config.limits().maxBodyBytes();
     }
@@ -204,7 +207,6 @@ public class RefundResource {
                                             name = "service_overloaded",
                                             value = ApiDefinition.SERVICE_OVERLOADED)))
     public Uni<RestResponse<byte[]>> refund(
-            @RestHeader("Authorization") String authorization,
             @Parameter(ref = "Idempotency-Key") @RestHeader("Idempotency-Key") String idempotencyKey,
             // Read by the OpenTelemetry server instrumentation (the request's span continues the caller's trace),
             // declared here for the API document only.
@@ -213,14 +215,13 @@ public class RefundResource {
             @Parameter(description = "The payment's id", schema = @Schema(type = SchemaType.STRING, format = "uuid"))
                     @RestPath
                     String id,
-            @Context HttpServerRequest http,
             byte[] body) {
-        return auth.authenticate(authorization, http.remoteAddress()).flatMap(merchant -> {
-            rateLimiter.acquire(merchant);
-            String key = IdempotencyService.validateKey(idempotencyKey);
-            RefundRequest request = RefundRequest.parse(body, maxBodyBytes);
-            return refunds.refund(merchant, PaymentResource.uuidOr404(id), key, request, traceHeaders.current())
-                    .map(PaymentResource::toResponse);
-        });
+        String key = IdempotencyService.validateKey(idempotencyKey);
+        RefundRequest request = RefundRequest.parse(body, maxBodyBytes);
+        return refunds.refund(MerchantPrincipal.of(identity), PathParams.uuid(id), key, request, traceHeaders.current())
+                .map(outcome -> outcome instanceof RefundOutcome.Replayed replayed
+                        ? IdempotentResponses.replay(replayed.answer())
+                        : IdempotentResponses.first(
+                                answers.refundAccepted(((RefundOutcome.Reserved) outcome).refund())));
     }
 }

@@ -1,30 +1,26 @@
 package com.payments.api.refunds;
-import com.payments.api.idempotency.IdempotencyService;
-import com.payments.api.idempotency.ApiResponse;
-import com.payments.api.common.RequestHash;
-import com.payments.api.common.ApiMetrics;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.api.Merchant;
 import com.payments.api.RefundAccepted;
+import com.payments.api.common.ApiMetrics;
+import com.payments.api.common.DatabaseBusyException;
+import com.payments.api.common.Json;
+import com.payments.api.common.Refusal;
+import com.payments.api.common.RequestHash;
+import com.payments.api.common.StatementBatcher;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.config.RefundConfig;
-import com.payments.api.common.DatabaseBusyException;
 import com.payments.api.idempotency.IdempotencyRepository;
-import com.payments.api.common.OutboxRow;
-import com.payments.api.refunds.RefundRepository;
+import com.payments.api.idempotency.IdempotencyService;
+import com.payments.api.idempotency.IdempotencyService.Claim;
+import com.payments.api.idempotency.StoredAnswers;
 import com.payments.api.refunds.RefundRepository.Found;
 import com.payments.api.refunds.RefundRepository.Reservation;
-import com.payments.api.common.StatementBatcher;
-import com.payments.api.rest.ApiProblem;
-import com.payments.api.idempotency.IdempotencyService.Claim;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.RefundRequested;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.UUID;
 
@@ -35,10 +31,11 @@ import java.util.UUID;
  * Concurrent reservations share that statement ({@link StatementBatcher}; two of one payment never share one).
  * refunds-worker executes the refund (docs/refunds.md).
  *
- * <p>A refused reservation (404, 409 {@code payment_outcome_pending}, 422 {@code payment_not_refundable} or {@code
+ * <p>A refused reservation ({@code not_found}, {@code payment_outcome_pending}, {@code payment_not_refundable} or {@code
  * refund_exceeds_refundable}) writes nothing, key included: the same key may be sent again once the payment allows
- * it. A key already used answers first: the stored 202 (replay), or 422 for another request under it. A reservation
- * whose statement does not start within {@code payments.capture.database-wait-budget} is shed: 503 {@code
+ * it. A key already used answers first: the stored answer (replay), or {@code idempotency_key_reused} for another
+ * request under it. A reservation
+ * whose statement does not start within {@code payments.capture.database-wait-budget} is shed: {@code
  * service_overloaded} with Retry-After, nothing written.
  */
 @ApplicationScoped
@@ -47,7 +44,8 @@ public class RefundService {
 
     private final Pool pool;
     private final RefundRepository refunds;
-    private final ObjectMapper mapper;
+    private final StoredAnswers answers;
+    private final Json json;
     private final ApiMetrics metrics;
     private final int inFlightRetryAfterSeconds;
     private final int outcomePendingRetryAfterSeconds;
@@ -57,13 +55,15 @@ public class RefundService {
     public RefundService(
             Pool pool,
             RefundRepository refunds,
-            ObjectMapper mapper,
+            StoredAnswers answers,
+            Json json,
             ApiMetrics metrics,
             ApiConfig apiConfig,
             RefundConfig config) {
         this.pool = pool;
         this.refunds = refunds;
-        this.mapper = mapper;
+        this.answers = answers;
+        this.json = json;
         this.metrics = metrics;
         this.inFlightRetryAfterSeconds = apiConfig.idempotency().inFlightRetryAfterSeconds();
         this.outcomePendingRetryAfterSeconds = config.outcomePendingRetryAfterSeconds();
@@ -77,7 +77,7 @@ public class RefundService {
                 Reservation::paymentId);
     }
 
-    public Uni<ApiResponse> refund(
+    public Uni<RefundOutcome> refund(
             Merchant merchant, UUID paymentId, String key, RefundRequest request, Map<String, String> traceHeaders) {
         byte[] hash = RequestHash.of("POST", path(paymentId), request.canonicalJson());
         return refunds.find(pool, merchant.id(), paymentId, key).flatMap(found -> {
@@ -91,12 +91,12 @@ public class RefundService {
         });
     }
 
-    /** The request path as the hash covers it, so a payment's key reused here is a different request (422). */
+    /** The request path as the hash covers it, so a payment's key reused here is a different request. */
     static String path(UUID paymentId) {
         return "/v1/payments/" + paymentId + "/refunds";
     }
 
-    private Uni<ApiResponse> reserve(
+    private Uni<RefundOutcome> reserve(
             Merchant merchant,
             UUID paymentId,
             String key,
@@ -107,9 +107,7 @@ public class RefundService {
         UUID refundId = UUID.randomUUID();
         RefundRequested event = RefundRequested.of(
                 refundId, paymentId, merchant.id(), request.amount(), payment.currency(), payment.pspReference());
-        OutboxRow command =
-                new OutboxRow(event.eventId(), event.type(), Topics.REFUND_COMMANDS, json(event), json(traceHeaders));
-        byte[] body = jsonBytes(new RefundAccepted(refundId, paymentId, request.amount(), "PENDING"));
+        RefundAccepted accepted = new RefundAccepted(refundId, paymentId, request.amount(), "PENDING");
         return reservations
                 .submit(new Reservation(
                         merchant.id(),
@@ -119,19 +117,19 @@ public class RefundService {
                         payment.currency(),
                         payment.pspReference(),
                         request.reason(),
-                        command,
+                        json.outboxRow(Topics.REFUND_COMMANDS, event, traceHeaders),
                         key,
                         hash,
-                        body))
+                        answers.refundAccepted(accepted).body()))
                 .onFailure(IdempotencyRepository::isKeyTaken)
                 .recoverWithItem(false)
                 .onFailure(DatabaseBusyException.class)
                 .transform(busy -> {
                     metrics.shed("database");
-                    return ApiProblem.overloaded(overloadedRetryAfterSeconds);
+                    return Refusal.overloaded(overloadedRetryAfterSeconds);
                 })
                 .flatMap(reserved -> reserved
-                        ? Uni.createFrom().item(new ApiResponse(202, body, false))
+                        ? Uni.createFrom().item(new RefundOutcome.Reserved(accepted))
                         // lost a race: to a request with the same key, or to reservations that used up the amount
                         : refunds.find(pool, merchant.id(), paymentId, key)
                                 .flatMap(now -> now.key() != null
@@ -139,54 +137,41 @@ public class RefundService {
                                         : Uni.createFrom().failure(refused(now.paymentStatus()))));
     }
 
-    private Uni<ApiResponse> answerToUsedKey(Claim claim) {
+    private Uni<RefundOutcome> answerToUsedKey(Claim claim) {
         if (claim instanceof Claim.Completed completed) {
-            // refunds are stored only as their final 202: replay it byte for byte
-            return Uni.createFrom().item(new ApiResponse(completed.status(), completed.body(), true));
+            // refunds are stored only as their final answer: replay it byte for byte
+            return Uni.createFrom().item(new RefundOutcome.Replayed(completed.answer()));
         }
-        return Uni.createFrom().failure(IdempotencyService.problemFor(claim, inFlightRetryAfterSeconds));
+        return Uni.createFrom().failure(IdempotencyService.refusalFor(claim, inFlightRetryAfterSeconds));
     }
 
     /** Why a reservation is refused, from the payment's status (null: no such payment for this merchant). */
-    private ApiProblem refused(String status) {
+    private Refusal refused(String status) {
         if (status == null) {
-            return ApiProblem.notFound();
+            return Refusal.notFound();
         }
         return switch (status) {
             case "CAPTURED" ->
-                new ApiProblem(
-                        422,
+                new Refusal(
+                        Refusal.Kind.UNPROCESSABLE,
                         "refund_exceeds_refundable",
                         "Refund exceeds refundable amount",
                         "The amount is more than what is left to refund on this payment",
                         null);
             case "UNKNOWN", "PROCESSING" ->
-                new ApiProblem(
-                        409,
+                new Refusal(
+                        Refusal.Kind.CONFLICT,
                         "payment_outcome_pending",
                         "Payment outcome pending",
                         "The payment's outcome at the payment provider is not known yet; retry after Retry-After",
                         outcomePendingRetryAfterSeconds);
             default ->
-                new ApiProblem(
-                        422,
+                new Refusal(
+                        Refusal.Kind.UNPROCESSABLE,
                         "payment_not_refundable",
                         "Payment not refundable",
                         "Only a captured payment can be refunded",
                         null);
         };
-    }
-
-    private String json(Object value) {
-        return new String(jsonBytes(value), StandardCharsets.UTF_8);
-    }
-
-    private byte[] jsonBytes(Object value) {
-        try {
-            return mapper.writeValueAsBytes(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(
-                    "Cannot serialize " + value.getClass().getSimpleName(), e);
-        }
     }
 }

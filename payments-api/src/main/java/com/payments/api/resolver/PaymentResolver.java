@@ -1,18 +1,17 @@
 package com.payments.api.resolver;
-import com.payments.api.capture.PaymentOutcomeService;
-import com.payments.api.capture.PaymentOutcome;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.PaymentStatus;
+import com.payments.api.capture.PaymentOutcome;
+import com.payments.api.capture.PaymentOutcomeService;
 import com.payments.api.client.PspChargeLookup;
 import com.payments.api.client.PspChargeLookup.Answer;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
 import com.payments.api.config.ResolutionConfig;
 import com.payments.api.operations.OperationsRepository;
-import com.payments.api.resolver.ResolverRepository;
 import com.payments.api.resolver.ResolverRepository.Claimed;
 import com.payments.api.resolver.ResolverRepository.Locked;
 import com.payments.contracts.tracing.TraceHeaders;
@@ -41,8 +40,6 @@ import java.util.List;
 @ApplicationScoped
 public class PaymentResolver {
     static final String ACTOR = "resolver";
-    /** The operations item of a payment still UNKNOWN at its deadline; resolved when the payment is settled. */
-    public static final String DEADLINE_REASON = "resolver_deadline";
 
     private static final int PARALLEL_PER_RUN = 8;
 
@@ -251,7 +248,12 @@ public class PaymentResolver {
                                 "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
                                 claim.id(), claim.attempt(), error);
                         return operations
-                                .open(conn, "payment", claim.id().toString(), DEADLINE_REASON, details(claim, error))
+                                .open(
+                                        conn,
+                                        "payment",
+                                        claim.id().toString(),
+                                        PaymentOutcomeService.DEADLINE_REASON,
+                                        details(claim, error))
                                 .replaceWith("escalated");
                     });
         }));

@@ -1,6 +1,4 @@
 package com.payments.api.rest;
-import com.payments.api.Refund;
-import com.payments.api.Merchant;
 
 import jakarta.ws.rs.core.Application;
 import org.eclipse.microprofile.openapi.annotations.Components;
@@ -235,8 +233,9 @@ public class ApiDefinition extends Application {
     public static final String NOT_ACCEPTABLE =
             "{\"type\":\"" + TYPE + "not_acceptable\",\"title\":\"Not acceptable\",\"status\":406,"
                     + "\"detail\":\"The API answers application/json\",\"code\":\"not_acceptable\"}";
-    public static final String BODY_TOO_LARGE_413 = "{\"type\":\"" + TYPE + "body_too_large\",\"title\":\"Payload too large\","
-            + "\"status\":413,\"detail\":\"The request body is too large\",\"code\":\"body_too_large\"}";
+    public static final String BODY_TOO_LARGE_413 =
+            "{\"type\":\"" + TYPE + "body_too_large\",\"title\":\"Payload too large\","
+                    + "\"status\":413,\"detail\":\"The request body is too large\",\"code\":\"body_too_large\"}";
     public static final String UNSUPPORTED_MEDIA_TYPE =
             "{\"type\":\"" + TYPE + "unsupported_media_type\",\"title\":\"Unsupported media type\","
                     + "\"status\":415,\"detail\":\"Send Content-Type: application/json\","
@@ -276,7 +275,7 @@ public class ApiDefinition extends Application {
             "{\"type\":\"" + TYPE + "idempotency_key_in_use\",\"title\":\"Request in progress\","
                     + "\"status\":409,\"detail\":\"A request with this Idempotency-Key is still in progress; retry later\","
                     + "\"code\":\"idempotency_key_in_use\"}";
-    /** The 503 of a request shed because the instance is at capacity ({@link ApiProblem#overloaded}). */
+    /** The 503 of a request shed because the instance is at capacity ({@link com.payments.api.common.Refusal#overloaded}). */
     public static final String SERVICE_OVERLOADED =
             "{\"type\":\"" + TYPE + "service_overloaded\",\"title\":\"Service overloaded\","
                     + "\"status\":503,\"detail\":\"The service is at capacity; nothing was stored. Retry with the same"

@@ -1,12 +1,11 @@
 package com.payments.api.webhooks;
-import com.payments.api.rest.ProblemMapper;
-import com.payments.api.rest.Problem;
-import com.payments.api.rest.ApiDefinition;
 
-import com.payments.api.webhooks.WebhookService;
+import com.payments.api.rest.ApiDefinition;
+import com.payments.api.rest.Problem;
+import com.payments.api.rest.ProblemMapper;
 import com.payments.api.webhooks.WebhookService.Receipt;
-import com.payments.api.webhooks.WebhookSignature;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -24,8 +23,12 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
 
-/** PSP webhooks (docs/architecture.md §5, docs/resolver.md). Authenticated by the {@code Psp-Signature} HMAC, not an API key. */
+/**
+ * PSP webhooks (docs/architecture.md §5, docs/resolver.md). Authenticated by the {@code Psp-Signature} HMAC
+ * ({@link WebhookService}), not by a bearer credential: open to every caller here.
+ */
 @Path("/v1/psp/webhooks")
+@PermitAll
 @Tag(name = "psp")
 @SecurityRequirement(name = ApiDefinition.PSP_SIGNATURE)
 public class WebhookResource {

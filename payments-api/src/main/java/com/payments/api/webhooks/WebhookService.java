@@ -1,19 +1,18 @@
 package com.payments.api.webhooks;
-import com.payments.api.resolver.ResolverMetrics;
-import com.payments.api.resolver.PspAmountMismatch;
-import com.payments.api.capture.PaymentOutcomeService;
-import com.payments.api.capture.PaymentOutcome;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.PaymentStatus;
+import com.payments.api.capture.PaymentOutcome;
+import com.payments.api.capture.PaymentOutcomeService;
+import com.payments.api.common.Refusal;
 import com.payments.api.config.ResolutionConfig;
 import com.payments.api.operations.OperationsRepository;
+import com.payments.api.resolver.PspAmountMismatch;
+import com.payments.api.resolver.ResolverMetrics;
 import com.payments.api.resolver.ResolverRepository;
 import com.payments.api.resolver.ResolverRepository.Locked;
-import com.payments.api.webhooks.WebhookRepository;
-import com.payments.api.rest.ApiProblem;
 import com.payments.contracts.tracing.TraceHeaders;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
@@ -27,7 +26,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * {@code POST /v1/psp/webhooks} (docs/resolver.md): verify the signature and its age (400, nothing stored), then in
+ * {@code POST /v1/psp/webhooks} (docs/resolver.md): verify the signature and its age (refused, nothing stored), then in
  * one transaction store the event once by id and apply it as a hint through the state machine. Never backwards: an
  * event that contradicts a final state opens an operations item and changes no money. Refund events change nothing
  * (refunds-worker owns refunds and asks the PSP itself).
@@ -78,14 +77,14 @@ public class WebhookService {
     public Uni<Receipt> receive(byte[] body, String signature) {
         List<String> secrets = secrets();
         if (body.length > config.maxBodyBytes()) {
-            throw reject(ApiProblem.badRequest("body_too_large", "The request body is too large"));
+            throw reject(Refusal.invalid("body_too_large", "The request body is too large"));
         }
         switch (WebhookSignature.verify(signature, body, secrets, Instant.now(), config.tolerance())) {
             case INVALID ->
-                throw reject(ApiProblem.badRequest(
+                throw reject(Refusal.invalid(
                         "invalid_webhook_signature", "The Psp-Signature header is missing or does not match"));
             case STALE ->
-                throw reject(ApiProblem.badRequest(
+                throw reject(Refusal.invalid(
                         "stale_webhook", "The Psp-Signature timestamp is outside the accepted tolerance"));
             case VALID -> {}
         }
@@ -102,12 +101,12 @@ public class WebhookService {
                 });
     }
 
-    /** The current secret (without it: 503) and, during a roll, the previous one; a blank value is no key. */
+    /** The current secret (without it: unavailable) and, during a roll, the previous one; a blank value is no key. */
     private List<String> secrets() {
         String current = config.secret()
                 .filter(s -> !s.isBlank())
-                .orElseThrow(() -> new ApiProblem(
-                        503,
+                .orElseThrow(() -> new Refusal(
+                        Refusal.Kind.UNAVAILABLE,
                         "webhooks_not_configured",
                         "Webhooks not configured",
                         "The webhook secret is not configured; deliver again later",
@@ -118,7 +117,7 @@ public class WebhookService {
                 .orElse(List.of(current));
     }
 
-    private ApiProblem reject(ApiProblem problem) {
+    private Refusal reject(Refusal problem) {
         metrics.webhook("rejected");
         Log.warnf("Webhook refused: %s", problem.code());
         return problem;
@@ -137,8 +136,7 @@ public class WebhookService {
                 || root.path("id").asText().length() > 255
                 || !root.path("type").isTextual()
                 || !root.path("data").isObject()) {
-            throw reject(
-                    ApiProblem.badRequest("invalid_webhook", "The event must be a JSON object with id, type and data"));
+            throw reject(Refusal.invalid("invalid_webhook", "The event must be a JSON object with id, type and data"));
         }
         return new Event(root.get("id").asText(), root.get("type").asText(), root.get("data"));
     }
