@@ -29,13 +29,4 @@ public enum PaymentStatus {
     public boolean isFinal() {
         return this == CAPTURED || this == FAILED;
     }
-
-    /** HTTP status of a capture answer in this state (docs/architecture.md §4). */
-    public int httpStatus() {
-        return switch (this) {
-            case CAPTURED -> 201;
-            case FAILED -> 402;
-            case UNKNOWN, PROCESSING -> 202;
-        };
-    }
 }

@@ -2,7 +2,7 @@ package com.payments.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.service.WebhookSignature;
+import com.payments.api.webhooks.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;

@@ -2,7 +2,7 @@ package com.payments.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.service.MerchantAdminService;
+import com.payments.api.merchants.MerchantAdminService;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -113,7 +113,7 @@ class AuthFloodTest {
                 .execute(Tuple.of(
                         merchant,
                         io.vertx.core.buffer.Buffer.buffer(
-                                com.payments.api.service.MerchantAuthService.hash(issuedElsewhere))))
+                                com.payments.api.merchants.MerchantAuthService.hash(issuedElsewhere))))
                 .await()
                 .indefinitely();
         Awaitility.await()

@@ -6,10 +6,10 @@ import static com.payments.api.TestSupport.count;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.repository.PaymentRepository;
-import com.payments.api.repository.PaymentRepository.NewPayment;
-import com.payments.api.repository.PaymentRepository.OutcomeRow;
-import com.payments.api.repository.StatementBatcher;
+import com.payments.api.capture.PaymentRepository;
+import com.payments.api.capture.PaymentRepository.NewPayment;
+import com.payments.api.capture.PaymentRepository.OutcomeRow;
+import com.payments.api.common.StatementBatcher;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.DistributionSummary;

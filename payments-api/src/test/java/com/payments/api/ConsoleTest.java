@@ -3,7 +3,7 @@ package com.payments.api;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.service.PaymentResolver;
+import com.payments.api.resolver.PaymentResolver;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.QuarkusTestResource;

@@ -1,7 +1,7 @@
 package com.payments.api;
 
-import com.payments.api.service.CaptureRequest;
-import com.payments.api.service.RequestHash;
+import com.payments.api.capture.CaptureRequest;
+import com.payments.api.common.RequestHash;
 import io.restassured.http.ContentType;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;

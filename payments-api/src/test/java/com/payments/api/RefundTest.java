@@ -360,7 +360,8 @@ class RefundTest {
                         id,
                         unique("order"),
                         status,
-                        io.vertx.core.buffer.Buffer.buffer(com.payments.api.service.MerchantAuthService.hash(apiKey))))
+                        io.vertx.core.buffer.Buffer.buffer(
+                                com.payments.api.merchants.MerchantAuthService.hash(apiKey))))
                 .await()
                 .indefinitely();
         return id;

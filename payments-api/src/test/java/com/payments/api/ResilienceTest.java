@@ -9,8 +9,8 @@ import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.client.PspGateway;
-import com.payments.api.repository.ResolverRepository;
-import com.payments.api.service.PaymentResolver;
+import com.payments.api.resolver.PaymentResolver;
+import com.payments.api.resolver.ResolverRepository;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;

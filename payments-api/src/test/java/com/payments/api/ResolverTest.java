@@ -8,7 +8,7 @@ import static com.payments.api.TestSupport.paymentStatus;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.service.PaymentResolver;
+import com.payments.api.resolver.PaymentResolver;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -375,7 +375,7 @@ class ResolverTest {
         Fixtures.chargeAtPsp(pspUrl, id, 700, "tok_visa");
         // instance A claims with a lease that is already over; instance B claims the payment again
         var repository = io.quarkus.arc.Arc.container()
-                .instance(com.payments.api.repository.ResolverRepository.class)
+                .instance(com.payments.api.resolver.ResolverRepository.class)
                 .get();
         var first = repository.claim(pool, 1000, Duration.ZERO).await().indefinitely().stream()
                 .filter(c -> c.id().equals(id))

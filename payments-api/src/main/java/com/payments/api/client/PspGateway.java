@@ -1,8 +1,9 @@
 package com.payments.api.client;
 
-import com.payments.api.service.ApiMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpClosedException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -10,7 +11,10 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Timeout;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
@@ -21,16 +25,18 @@ import org.eclipse.microprofile.rest.client.inject.RestClient;
  * (values in application.properties: {@code quarkus.fault-tolerance."com.payments.api.client.PspGateway/charge".*}).
  * A decline or a 4xx is a normal answer and never counts against the circuit; 5xx, timeouts and connection errors
  * do. How many calls run at once is the callers' {@link PspConcurrencyLimit}, taken outside this bean, so that a call
- * shed by the limit never reaches the circuit breaker and the timeout covers the PSP's round trip only.
+ * shed by the limit never reaches the circuit breaker and the timeout covers the PSP's round trip only. Each call's
+ * round trip is timed: {@code payments_psp_latency_seconds{outcome=captured|refused|error}}.
  */
 @ApplicationScoped
 public class PspGateway {
     private final PspClient client;
-    private final ApiMetrics metrics;
+    private final MeterRegistry registry;
+    private final Map<String, Timer> latency = new ConcurrentHashMap<>();
 
-    public PspGateway(@RestClient PspClient client, ApiMetrics metrics) {
+    public PspGateway(@RestClient PspClient client, MeterRegistry registry) {
         this.client = client;
-        this.metrics = metrics;
+        this.registry = registry;
     }
 
     /**
@@ -53,9 +59,16 @@ public class PspGateway {
                 .atMost(1)
                 .map(response -> toResult(response.getStatus(), body(response)))
                 .onItemOrFailure()
-                .invoke((result, failure) -> metrics.pspLatency(
-                        failure != null ? "error" : result.captured() ? "captured" : "refused",
-                        System.nanoTime() - start));
+                .invoke((result, failure) -> latency(
+                                failure != null ? "error" : result.captured() ? "captured" : "refused")
+                        .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+    }
+
+    private Timer latency(String outcome) {
+        return latency.computeIfAbsent(outcome, o -> Timer.builder("payments.psp.latency")
+                .tag("outcome", o)
+                .publishPercentileHistogram()
+                .register(registry));
     }
 
     /** The answer's body as a charge (an error answer fills only {@code error}); null when it is not JSON of one. */

@@ -1,5 +1,7 @@
 package com.payments.api.console;
 
+import com.payments.api.common.CardNumbers;
+import com.payments.api.common.Refusal;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.config.ConsoleConfig;
 import com.payments.api.console.ConsoleRepository.Break;
@@ -7,18 +9,18 @@ import com.payments.api.console.ConsoleRepository.Event;
 import com.payments.api.console.ConsoleRepository.OpsItem;
 import com.payments.api.console.ConsoleRepository.Run;
 import com.payments.api.console.ConsoleSessions.Session;
-import com.payments.api.repository.OperatorAuditRepository;
-import com.payments.api.repository.OperatorAuditRepository.Entry;
-import com.payments.api.rest.ApiProblem;
-import com.payments.api.service.AuthFailureLimiter;
-import com.payments.api.service.CardNumbers;
-import com.payments.api.service.OperationsService;
+import com.payments.api.merchants.AuthFailureLimiter;
+import com.payments.api.operations.OperationsService;
+import com.payments.api.operations.OperatorAuditRepository;
+import com.payments.api.operations.OperatorAuditRepository.Entry;
+import com.payments.api.rest.PathParams;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -47,9 +49,11 @@ import org.jboss.resteasy.reactive.RestQuery;
  * The operator console (docs/console.md): server-rendered pages for the live state, the operations queue, the
  * reconciliation and a payment's story. Every page needs a console session (else a redirect to the login page, or
  * 401 for a POST); every POST also needs the session's CSRF token (else 403). Only resolving an operations item
- * changes anything, through {@link OperationsService}, the operator API's rule.
+ * changes anything, through {@link OperationsService}, the operator API's rule. The console checks its own session,
+ * not a bearer credential: open to every caller for the API's authentication.
  */
 @Path("/console")
+@PermitAll
 public class ConsoleResource {
     static final String SESSION_COOKIE = "console_session";
     static final String LOGIN_COOKIE = "console_login";
@@ -223,7 +227,7 @@ public class ConsoleResource {
             @RestQuery String after) {
         String wanted = status == null || status.isEmpty() ? "OPEN" : status;
         if (!wanted.equals("OPEN") && !wanted.equals("RESOLVED")) {
-            throw ApiProblem.badRequest("invalid_status", "status must be OPEN or RESOLVED");
+            throw Refusal.invalid("invalid_status", "status must be OPEN or RESOLVED");
         }
         String reasonFilter = blankToNull(reason);
         String subjectFilter = blankToNull(subject);
@@ -247,7 +251,7 @@ public class ConsoleResource {
     @GET
     @Path("/operations/{id}")
     public Uni<Response> item(@RestCookie(SESSION_COOKIE) String cookie, @RestPath String id) {
-        long itemId = positive(id);
+        long itemId = PathParams.positiveLong(id);
         return onGet(cookie, session -> itemPage(session, itemId, null, 200));
     }
 
@@ -260,7 +264,7 @@ public class ConsoleResource {
             @RestForm String csrf,
             @RestForm String note,
             @Context HttpServerRequest http) {
-        long itemId = positive(id);
+        long itemId = PathParams.positiveLong(id);
         return onPost(cookie, csrf, session -> {
             String text = note == null ? "" : note.strip();
             if (text.isEmpty() || text.length() > MAX_NOTE) {
@@ -274,10 +278,10 @@ public class ConsoleResource {
                     .resolve(itemId, text, session.operator(), "console", remote(http))
                     .map(resolved -> Response.seeOther(URI.create("/console/operations/" + itemId))
                             .build())
-                    .onFailure(ApiProblem.class)
-                    .recoverWithUni(problem -> ((ApiProblem) problem).status() == 409
+                    .onFailure(Refusal.class)
+                    .recoverWithUni(refusal -> ((Refusal) refusal).kind() == Refusal.Kind.CONFLICT
                             ? itemPage(session, itemId, "This item was already resolved; the first note stays.", 409)
-                            : Uni.createFrom().failure(problem));
+                            : Uni.createFrom().failure(refusal));
         });
     }
 
@@ -298,10 +302,10 @@ public class ConsoleResource {
     public Uni<Response> lookup(@RestCookie(SESSION_COOKIE) String cookie, @RestQuery String q) {
         String query = q == null ? "" : q.strip();
         if (query.length() > 255) {
-            throw ApiProblem.badRequest("invalid_query", "q must be at most 255 characters");
+            throw Refusal.invalid("invalid_query", "q must be at most 255 characters");
         }
         if (CardNumbers.containedIn(query)) {
-            throw ApiProblem.badRequest("card_data_rejected", "card numbers are never stored: search by id or orderId");
+            throw Refusal.invalid("card_data_rejected", "card numbers are never stored: search by id or orderId");
         }
         return onGet(cookie, session -> {
             if (query.isEmpty()) {
@@ -467,26 +471,14 @@ public class ConsoleResource {
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw ApiProblem.badRequest("invalid_cursor", "after must be a non-negative integer");
-    }
-
-    private static long positive(String id) {
-        try {
-            long value = Long.parseLong(id);
-            if (value > 0) {
-                return value;
-            }
-        } catch (NumberFormatException e) {
-            // 404 below
-        }
-        throw ApiProblem.notFound();
+        throw Refusal.invalid("invalid_cursor", "after must be a non-negative integer");
     }
 
     private static LocalDate date(String value) {
         try {
             return LocalDate.parse(value);
         } catch (DateTimeParseException e) {
-            throw ApiProblem.badRequest("invalid_date", "the date must be yyyy-mm-dd");
+            throw Refusal.invalid("invalid_date", "the date must be yyyy-mm-dd");
         }
     }
 }

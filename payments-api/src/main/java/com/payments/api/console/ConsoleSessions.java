@@ -2,8 +2,8 @@ package com.payments.api.console;
 
 import com.payments.api.config.ApiConfig;
 import com.payments.api.config.ConsoleConfig;
-import com.payments.api.repository.OperatorAuditRepository;
-import com.payments.api.repository.OperatorAuditRepository.Entry;
+import com.payments.api.operations.OperatorAuditRepository;
+import com.payments.api.operations.OperatorAuditRepository.Entry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;

@@ -217,70 +217,71 @@ public class ApiDefinition extends Application {
     /** The document's version: semantic, bumped with every API change (CHANGELOG.md). */
     public static final String VERSION = "1.1.0";
 
-    static final String MERCHANT_KEY = "merchantKey";
-    static final String OPERATOR_TOKEN = "operatorToken";
-    static final String PSP_SIGNATURE = "pspSignature";
+    public static final String MERCHANT_KEY = "merchantKey";
+    public static final String OPERATOR_TOKEN = "operatorToken";
+    public static final String PSP_SIGNATURE = "pspSignature";
     /** Prefix of a problem's {@code type} (ProblemMapper). */
-    static final String TYPE = "https://docs.payments.example/problems/";
+    public static final String TYPE = "https://docs.payments.example/problems/";
 
     // Problem answers shared by several operations, as the service renders them (ProblemMapper).
-    static final String UNAUTHORIZED =
+    public static final String UNAUTHORIZED =
             "{\"type\":\"" + TYPE + "unauthorized\",\"title\":\"Unauthorized\",\"status\":401,"
                     + "\"detail\":\"A valid API key is required: Authorization: Bearer <key>\","
                     + "\"code\":\"unauthorized\"}";
-    static final String NOT_FOUND = "{\"type\":\"" + TYPE + "not_found\",\"title\":\"Not found\",\"status\":404,"
+    public static final String NOT_FOUND = "{\"type\":\"" + TYPE + "not_found\",\"title\":\"Not found\",\"status\":404,"
             + "\"detail\":\"No such resource\",\"code\":\"not_found\"}";
-    static final String NOT_ACCEPTABLE =
+    public static final String NOT_ACCEPTABLE =
             "{\"type\":\"" + TYPE + "not_acceptable\",\"title\":\"Not acceptable\",\"status\":406,"
                     + "\"detail\":\"The API answers application/json\",\"code\":\"not_acceptable\"}";
-    static final String BODY_TOO_LARGE_413 = "{\"type\":\"" + TYPE + "body_too_large\",\"title\":\"Payload too large\","
-            + "\"status\":413,\"detail\":\"The request body is too large\",\"code\":\"body_too_large\"}";
-    static final String UNSUPPORTED_MEDIA_TYPE =
+    public static final String BODY_TOO_LARGE_413 =
+            "{\"type\":\"" + TYPE + "body_too_large\",\"title\":\"Payload too large\","
+                    + "\"status\":413,\"detail\":\"The request body is too large\",\"code\":\"body_too_large\"}";
+    public static final String UNSUPPORTED_MEDIA_TYPE =
             "{\"type\":\"" + TYPE + "unsupported_media_type\",\"title\":\"Unsupported media type\","
                     + "\"status\":415,\"detail\":\"Send Content-Type: application/json\","
                     + "\"code\":\"unsupported_media_type\"}";
-    static final String RATE_LIMITED = "{\"type\":\"" + TYPE + "rate_limited\",\"title\":\"Too many requests\","
+    public static final String RATE_LIMITED = "{\"type\":\"" + TYPE + "rate_limited\",\"title\":\"Too many requests\","
             + "\"status\":429,\"detail\":\"This merchant is over its request rate; retry after the Retry-After"
             + " seconds\",\"code\":\"rate_limited\"}";
-    static final String TOO_MANY_FAILED_AUTHENTICATIONS = "{\"type\":\"" + TYPE
+    public static final String TOO_MANY_FAILED_AUTHENTICATIONS = "{\"type\":\"" + TYPE
             + "too_many_failed_authentications\",\"title\":\"Too many failed authentications\",\"status\":429,"
             + "\"detail\":\"Too many requests with a missing or unknown API key came from this address; retry after"
             + " the Retry-After seconds\",\"code\":\"too_many_failed_authentications\"}";
-    static final String INTERNAL_ERROR =
+    public static final String INTERNAL_ERROR =
             "{\"type\":\"" + TYPE + "internal_error\",\"title\":\"Internal error\",\"status\":500,"
                     + "\"detail\":\"Something went wrong on our side\",\"code\":\"internal_error\"}";
-    static final String INVALID_JSON =
+    public static final String INVALID_JSON =
             "{\"type\":\"" + TYPE + "invalid_json\",\"title\":\"Bad request\",\"status\":400,"
                     + "\"detail\":\"The body is not valid JSON\",\"code\":\"invalid_json\"}";
-    static final String UNKNOWN_FIELD =
+    public static final String UNKNOWN_FIELD =
             "{\"type\":\"" + TYPE + "unknown_field\",\"title\":\"Bad request\",\"status\":400,"
                     + "\"detail\":\"Unknown field: note\",\"code\":\"unknown_field\"}";
-    static final String BODY_TOO_LARGE =
+    public static final String BODY_TOO_LARGE =
             "{\"type\":\"" + TYPE + "body_too_large\",\"title\":\"Bad request\",\"status\":400,"
                     + "\"detail\":\"The request body exceeds 16384 bytes\",\"code\":\"body_too_large\"}";
-    static final String MISSING_IDEMPOTENCY_KEY =
+    public static final String MISSING_IDEMPOTENCY_KEY =
             "{\"type\":\"" + TYPE + "missing_idempotency_key\",\"title\":\"Bad request\","
                     + "\"status\":400,\"detail\":\"The Idempotency-Key header is required\","
                     + "\"code\":\"missing_idempotency_key\"}";
-    static final String INVALID_IDEMPOTENCY_KEY =
+    public static final String INVALID_IDEMPOTENCY_KEY =
             "{\"type\":\"" + TYPE + "invalid_idempotency_key\",\"title\":\"Bad request\","
                     + "\"status\":400,\"detail\":\"Idempotency-Key must be 1-255 printable ASCII characters\","
                     + "\"code\":\"invalid_idempotency_key\"}";
-    static final String INVALID_AMOUNT =
+    public static final String INVALID_AMOUNT =
             "{\"type\":\"" + TYPE + "invalid_amount\",\"title\":\"Bad request\",\"status\":400,"
                     + "\"detail\":\"amount must be an integer between 1 and 1000000000000\","
                     + "\"code\":\"invalid_amount\"}";
-    static final String IDEMPOTENCY_KEY_IN_USE =
+    public static final String IDEMPOTENCY_KEY_IN_USE =
             "{\"type\":\"" + TYPE + "idempotency_key_in_use\",\"title\":\"Request in progress\","
                     + "\"status\":409,\"detail\":\"A request with this Idempotency-Key is still in progress; retry later\","
                     + "\"code\":\"idempotency_key_in_use\"}";
-    /** The 503 of a request shed because the instance is at capacity ({@link ApiProblem#overloaded}). */
-    static final String SERVICE_OVERLOADED =
+    /** The 503 of a request shed because the instance is at capacity ({@link com.payments.api.common.Refusal#overloaded}). */
+    public static final String SERVICE_OVERLOADED =
             "{\"type\":\"" + TYPE + "service_overloaded\",\"title\":\"Service overloaded\","
                     + "\"status\":503,\"detail\":\"The service is at capacity; nothing was stored. Retry with the same"
                     + " Idempotency-Key\",\"code\":\"service_overloaded\"}";
 
-    static final String IDEMPOTENCY_KEY_REUSED =
+    public static final String IDEMPOTENCY_KEY_REUSED =
             "{\"type\":\"" + TYPE + "idempotency_key_reused\",\"title\":\"Idempotency-Key reused\","
                     + "\"status\":422,\"detail\":\"This Idempotency-Key was used with a different request\","
                     + "\"code\":\"idempotency_key_reused\"}";

@@ -1,6 +1,6 @@
 package com.payments.api.rest;
 
-import com.payments.api.service.ApiMetrics;
+import com.payments.api.common.ApiMetrics;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.quarkus.vertx.http.runtime.RouteConstants;
 import io.vertx.core.buffer.Buffer;

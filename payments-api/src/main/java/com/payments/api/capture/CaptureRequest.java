@@ -1,0 +1,56 @@
+package com.payments.api.capture;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.api.common.JsonBodies;
+import com.payments.api.common.Refusal;
+import java.util.Currency;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/** A validated {@code POST /v1/payments} body. Nothing is stored before {@link #parse} accepted it. */
+public record CaptureRequest(String orderId, long amount, String currency, String source) {
+    public static final long MAX_AMOUNT = 1_000_000_000_000L;
+    private static final Set<String> FIELDS = Set.of("orderId", "amount", "currency", "source");
+    private static final Pattern PRINTABLE = Pattern.compile("[\\x20-\\x7E]{1,255}");
+    private static final Pattern TOKEN = Pattern.compile("tok_[A-Za-z0-9_]{1,100}");
+
+    /**
+     * ISO 4217 codes the JDK knows, without those that have no minor unit (XAU, XXX, XTS...): an amount in minor
+     * units means nothing for them.
+     */
+    static final Set<String> CURRENCIES = Currency.getAvailableCurrencies().stream()
+            .filter(c -> c.getDefaultFractionDigits() >= 0)
+            .map(Currency::getCurrencyCode)
+            .collect(Collectors.toUnmodifiableSet());
+
+    public static CaptureRequest parse(byte[] body, int maxBytes) {
+        // A card number in any field (source, orderId) is refused by parseObject, before any field is looked at.
+        ObjectNode json = JsonBodies.parseObject(body, maxBytes, FIELDS);
+        String source = JsonBodies.text(json, "source", true, "invalid_source");
+        if (!TOKEN.matcher(source).matches()) {
+            throw Refusal.invalid("invalid_source", "source must be a PSP token such as tok_visa");
+        }
+        String orderId = JsonBodies.text(json, "orderId", true, "invalid_order_id");
+        if (!PRINTABLE.matcher(orderId).matches()) {
+            throw Refusal.invalid("invalid_order_id", "orderId must be 1-255 printable ASCII characters");
+        }
+        long amount = JsonBodies.integer(json, "amount", 1, MAX_AMOUNT, true, "invalid_amount");
+        String currency = JsonBodies.text(json, "currency", true, "invalid_currency");
+        if (!CURRENCIES.contains(currency)) {
+            throw Refusal.invalid("invalid_currency", "currency must be a known ISO 4217 code such as EUR");
+        }
+        return new CaptureRequest(orderId, amount, currency, source);
+    }
+
+    /** The canonical body that the request hash covers. */
+    public ObjectNode canonicalJson() {
+        ObjectNode node = JsonNodeFactory.instance.objectNode();
+        node.put("amount", amount);
+        node.put("currency", currency);
+        node.put("orderId", orderId);
+        node.put("source", source);
+        return node;
+    }
+}

@@ -1,0 +1,221 @@
+package com.payments.api.capture;
+
+import com.payments.api.Merchant;
+import com.payments.api.Payment;
+import com.payments.api.PaymentStatus;
+import com.payments.api.capture.PaymentOutcomeService.PreparedOutcome;
+import com.payments.api.capture.PaymentRepository.NewPayment;
+import com.payments.api.capture.PaymentRepository.OutcomeRow;
+import com.payments.api.client.PspChargeResult;
+import com.payments.api.client.PspGateway;
+import com.payments.api.common.ApiMetrics;
+import com.payments.api.common.DatabaseBusyException;
+import com.payments.api.common.PspCallRepository.PspCall;
+import com.payments.api.common.PspCallTimer;
+import com.payments.api.common.Refusal;
+import com.payments.api.common.RequestHash;
+import com.payments.api.common.StatementBatcher;
+import com.payments.api.config.ApiConfig;
+import com.payments.api.idempotency.IdempotencyService;
+import com.payments.api.idempotency.IdempotencyService.Claim;
+import com.payments.api.idempotency.StoredAnswers;
+import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.PspSaturatedException;
+import io.quarkus.logging.Log;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * {@code POST /v1/payments} (docs/architecture.md §3): (1) claim the key and insert the PROCESSING payment in one statement,
+ * (2) charge at the PSP with the payment id as its key, (3) record the outcome in one statement. A charge that was
+ * never sent releases the key and drops the payment (refused {@code psp_unavailable}), unless a resolver claimed the
+ * payment meanwhile; one whose answer was lost leaves the payment UNKNOWN for the resolver. Concurrent captures share statements (1) and (3)
+ * ({@link StatementBatcher}).
+ *
+ * <p>Load is shed ({@code service_overloaded}, nothing stored) only at saturation: when statement (1) does not start within
+ * {@code payments.capture.database-wait-budget}, or when no PSP permit of the instance's {@link PspConcurrencyLimit}
+ * frees up within {@code payments.psp.limit.max-wait} (then the claimed payment is dropped and the key released, as
+ * for any charge never sent).
+ */
+@ApplicationScoped
+public class CaptureService {
+    static final String PATH = "/v1/payments";
+    static final String ACTOR = "capture";
+
+    private final Pool pool;
+    private final IdempotencyService idempotency;
+    private final PaymentRepository payments;
+    private final PaymentOutcomeService outcomes;
+    private final PspGateway psp;
+    private final PspConcurrencyLimit pspLimit;
+    private final StoredAnswers answers;
+    private final ApiMetrics metrics;
+    private final ApiConfig config;
+    private final StatementBatcher<NewPayment, Payment> claims;
+    private final StatementBatcher<OutcomeRow, Boolean> recordedOutcomes;
+
+    public CaptureService(
+            Pool pool,
+            IdempotencyService idempotency,
+            PaymentRepository payments,
+            PaymentOutcomeService outcomes,
+            PspGateway psp,
+            PspConcurrencyLimit pspLimit,
+            StoredAnswers answers,
+            ApiMetrics metrics,
+            ApiConfig config) {
+        this.pool = pool;
+        this.idempotency = idempotency;
+        this.payments = payments;
+        this.outcomes = outcomes;
+        this.psp = psp;
+        this.pspLimit = pspLimit;
+        this.answers = answers;
+        this.metrics = metrics;
+        this.config = config;
+        ApiConfig.Capture batching = config.capture();
+        this.claims = new StatementBatcher<>(
+                batch ->
+                        payments.insertProcessingClaimingKeys(pool, config.psp().stuckAfter(), batch),
+                batching.maxBatchSize(),
+                batching.statementsInFlight(),
+                metrics.captureBatchSizes("claim"),
+                batching.databaseWaitBudget(),
+                null);
+        this.recordedOutcomes = new StatementBatcher<>(
+                batch -> payments.recordOutcomes(pool, ACTOR, batch),
+                batching.maxBatchSize(),
+                batching.statementsInFlight(),
+                metrics.captureBatchSizes("outcome"));
+    }
+
+    public Uni<CaptureOutcome> capture(
+            Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
+        byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
+        return claims.submit(new NewPayment(
+                        UUID.randomUUID(),
+                        merchant.id(),
+                        request.orderId(),
+                        request.amount(),
+                        request.currency(),
+                        request.source(),
+                        key,
+                        hash))
+                .onFailure(DatabaseBusyException.class)
+                .transform(busy -> {
+                    metrics.shed("database");
+                    return Refusal.overloaded(config.psp().unavailableRetryAfterSeconds());
+                })
+                .flatMap(payment -> payment != null
+                        ? charge(merchant, key, payment, request, traceHeaders)
+                        : idempotency.existing(pool, merchant.id(), key, hash).flatMap(claim -> {
+                            if (claim instanceof Claim.Completed completed) {
+                                return replay(merchant, completed);
+                            }
+                            return Uni.createFrom()
+                                    .failure(IdempotencyService.refusalFor(
+                                            claim, config.idempotency().inFlightRetryAfterSeconds()));
+                        }));
+    }
+
+    private Uni<CaptureOutcome> charge(
+            Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
+        PspCallTimer timer = new PspCallTimer();
+        return pspLimit.run(() -> {
+                    timer.start();
+                    return psp.charge(payment.id(), request.amount(), request.currency(), request.source());
+                })
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    PspCall call = timer.charge(0, result, failure);
+                    return failure != null && PspGateway.neverSent(failure)
+                            ? release(merchant, key, payment, failure, call, traceHeaders)
+                            : record(payment, outcomeOf(payment.id(), result, failure), call, traceHeaders);
+                });
+    }
+
+    /**
+     * Step 3: records the outcome and the PSP call (shared statement) and answers with the payment as it is then.
+     */
+    private Uni<CaptureOutcome> record(
+            Payment payment, PaymentOutcome outcome, PspCall call, Map<String, String> traceHeaders) {
+        PreparedOutcome prepared = outcomes.prepare(payment, outcome, traceHeaders);
+        return recordedOutcomes
+                .submit(prepared.row().withPspCall(call))
+                .flatMap(moved -> outcomes.settle(pool, prepared, moved))
+                .map(recorded -> {
+                    metrics.capture(outcomeTag(recorded.payment().status()));
+                    return new CaptureOutcome.Charged(recorded.payment());
+                });
+    }
+
+    private static PaymentOutcome outcomeOf(UUID paymentId, PspChargeResult result, Throwable failure) {
+        if (failure != null) {
+            // a timeout or a connection lost after sending: the PSP may have charged. Never FAILED here.
+            Log.warnf(
+                    "PSP outcome unknown for payment %s: %s",
+                    paymentId, failure.getClass().getSimpleName());
+            return PaymentOutcome.unknown(paymentId, failure.getClass().getSimpleName(), ACTOR);
+        }
+        return result.captured()
+                ? PaymentOutcome.captured(paymentId, result.pspReference(), ACTOR)
+                : PaymentOutcome.failed(paymentId, result.pspReference(), result.declineCode(), ACTOR);
+    }
+
+    /**
+     * The PSP never got the charge: drop the payment and give the key back (refused), so the client can retry with it.
+     * Unless a resolver claimed the payment meanwhile (this answer came after the stuck-after time): the resolver
+     * may have sent the charge, so the outcome is unknown, recorded and answered as a lost answer is (UNKNOWN).
+     */
+    private Uni<CaptureOutcome> release(
+            Merchant merchant,
+            String key,
+            Payment payment,
+            Throwable failure,
+            PspCall call,
+            Map<String, String> traceHeaders) {
+        String cause = failure.getClass().getSimpleName();
+        return payments.dropNeverSent(pool, merchant.id(), payment.id(), key).flatMap(dropped -> {
+            if (!dropped) {
+                Log.warnf(
+                        "PSP not called for payment %s (%s), but the resolver claimed it meanwhile: outcome unknown",
+                        payment.id(), cause);
+                return record(payment, PaymentOutcome.unknown(payment.id(), cause, ACTOR), call, traceHeaders);
+            }
+            Log.warnf("PSP not called for payment %s (%s): key released", payment.id(), cause);
+            metrics.capture("unavailable");
+            if (failure instanceof PspSaturatedException) {
+                metrics.shed("psp_limit");
+            }
+            return Uni.createFrom()
+                    .failure(new Refusal(
+                            Refusal.Kind.UNAVAILABLE,
+                            "psp_unavailable",
+                            "Payment provider unavailable",
+                            "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
+                            config.psp().unavailableRetryAfterSeconds()));
+        });
+    }
+
+    /** A completed key: the stored answer byte for byte, or the current state if it was stored before an outcome. */
+    private Uni<CaptureOutcome> replay(Merchant merchant, Claim.Completed completed) {
+        metrics.capture("replayed");
+        if (!StoredAnswers.beforeOutcome(completed.answer()) || completed.resourceId() == null) {
+            return Uni.createFrom().item(new CaptureOutcome.Replayed(completed.answer()));
+        }
+        return payments.find(pool, merchant.id(), completed.resourceId())
+                .map(payment ->
+                        new CaptureOutcome.Replayed(payment == null ? completed.answer() : answers.payment(payment)));
+    }
+
+    private static String outcomeTag(PaymentStatus status) {
+        return switch (status) {
+            case CAPTURED -> "captured";
+            case FAILED -> "declined";
+            default -> "unknown";
+        };
+    }
+}

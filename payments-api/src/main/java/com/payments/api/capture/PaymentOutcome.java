@@ -1,0 +1,25 @@
+package com.payments.api.capture;
+
+import com.payments.api.PaymentStatus;
+import java.util.UUID;
+
+/**
+ * What is known about a payment at the PSP: the target state, the PSP's charge id (CAPTURED), its decline code
+ * (FAILED), or the error that left it UNKNOWN. {@code actor} is recorded in payment_transitions (e.g. "capture",
+ * "resolver", "webhook").
+ */
+public record PaymentOutcome(
+        UUID paymentId, PaymentStatus status, String pspReference, String declineCode, String lastError, String actor) {
+
+    public static PaymentOutcome captured(UUID paymentId, String pspReference, String actor) {
+        return new PaymentOutcome(paymentId, PaymentStatus.CAPTURED, pspReference, null, null, actor);
+    }
+
+    public static PaymentOutcome failed(UUID paymentId, String pspReference, String declineCode, String actor) {
+        return new PaymentOutcome(paymentId, PaymentStatus.FAILED, pspReference, declineCode, null, actor);
+    }
+
+    public static PaymentOutcome unknown(UUID paymentId, String lastError, String actor) {
+        return new PaymentOutcome(paymentId, PaymentStatus.UNKNOWN, null, null, lastError, actor);
+    }
+}

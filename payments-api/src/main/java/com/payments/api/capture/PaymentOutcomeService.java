@@ -1,0 +1,158 @@
+package com.payments.api.capture;
+
+import com.payments.api.Payment;
+import com.payments.api.capture.PaymentRepository.OutcomeRow;
+import com.payments.api.common.Json;
+import com.payments.api.common.OutboxRow;
+import com.payments.api.idempotency.IdempotencyService;
+import com.payments.api.idempotency.StoredAnswer;
+import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.operations.OperationsRepository;
+import com.payments.contracts.Topics;
+import com.payments.contracts.events.PaymentCaptured;
+import com.payments.contracts.events.PaymentEvent;
+import com.payments.contracts.events.PaymentFailed;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Records a PSP outcome for a payment: the guarded state change, the capture's ledger entries, the
+ * PaymentCaptured/PaymentFailed outbox row and the completion of the payment's idempotency key, all in one
+ * statement ({@link PaymentRepository#recordOutcomes}). The capture path, the resolver of UNKNOWN/stuck payments and
+ * the webhook handler all go through here.
+ */
+@ApplicationScoped
+public class PaymentOutcomeService {
+    public static final String RESOURCE_PAYMENT = "payment";
+    /**
+     * The operations item the resolver opens for a payment still UNKNOWN at its deadline; a final outcome recorded
+     * here resolves it.
+     */
+    public static final String DEADLINE_REASON = "resolver_deadline";
+
+    /** The payment after the call and whether this call moved it (false: another path recorded an outcome first). */
+    public record Recorded(Payment payment, boolean changed) {}
+
+    private final PaymentRepository payments;
+    private final IdempotencyService idempotency;
+    private final OperationsRepository operations;
+    private final StoredAnswers answers;
+    private final Json json;
+
+    public PaymentOutcomeService(
+            PaymentRepository payments,
+            IdempotencyService idempotency,
+            OperationsRepository operations,
+            StoredAnswers answers,
+            Json json) {
+        this.payments = payments;
+        this.idempotency = idempotency;
+        this.operations = operations;
+        this.answers = answers;
+        this.json = json;
+    }
+
+    /**
+     * Records an outcome for the payment with this id, as it is now (the resolver and the webhook handler, which
+     * hold its row lock). A final outcome also resolves the operations item the resolver opened if it gave up on
+     * the payment at its deadline: the question it left for a human is answered.
+     *
+     * @param traceHeaders trace context for the outbox row (the current one, see {@link com.payments.contracts.tracing.TraceHeaders})
+     * @return the payment; null when no payment has this id
+     */
+    public Uni<Recorded> record(SqlClient conn, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+        return payments.findAnyMerchant(conn, outcome.paymentId())
+                .flatMap(current ->
+                        current == null ? Uni.createFrom().nullItem() : record(conn, current, outcome, traceHeaders))
+                .call(recorded -> recorded == null
+                                || !recorded.payment().status().isFinal()
+                        ? Uni.createFrom().voidItem()
+                        : operations.resolve(
+                                conn,
+                                RESOURCE_PAYMENT,
+                                outcome.paymentId().toString(),
+                                DEADLINE_REASON,
+                                outcome.actor() + ": " + recorded.payment().status()));
+    }
+
+    /** An outcome ready to be written: the statement's row, and the payment as it leaves it if it applies. */
+    public record PreparedOutcome(OutcomeRow row, Payment after) {}
+
+    /**
+     * Records an outcome for {@code before}, the payment as the caller last saw it (the resolver and the webhook
+     * handler: as they locked it). See {@link #prepare} and {@link #settle}.
+     */
+    public Uni<Recorded> record(
+            SqlClient conn, Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+        PreparedOutcome prepared = prepare(before, outcome, traceHeaders);
+        return payments.recordOutcomes(conn, outcome.actor(), List.of(prepared.row()))
+                .flatMap(moved -> settle(conn, prepared, moved.get(0)));
+    }
+
+    /**
+     * The row that records {@code outcome} for {@code before}: the answer and the event are rendered from the
+     * payment the guarded change produces.
+     */
+    public PreparedOutcome prepare(Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+        Payment after = applied(before, outcome);
+        StoredAnswer answer = answers.payment(after);
+        OutcomeRow row = new OutcomeRow(
+                outcome.paymentId(),
+                outcome.status(),
+                outcome.pspReference(),
+                outcome.declineCode(),
+                outcome.lastError(),
+                eventOf(after, traceHeaders),
+                answer.status(),
+                answer.body());
+        return new PreparedOutcome(row, after);
+    }
+
+    /**
+     * The payment once the row was written: as the change left it, or, when the change did not apply (another path
+     * recorded an outcome first), as it is, with the key completed with what is there.
+     */
+    public Uni<Recorded> settle(SqlClient conn, PreparedOutcome prepared, boolean moved) {
+        return moved
+                ? Uni.createFrom().item(new Recorded(prepared.after(), true))
+                : payments.findAnyMerchant(conn, prepared.row().paymentId())
+                        .flatMap(current -> completeKey(conn, current).replaceWith(new Recorded(current, false)));
+    }
+
+    /** The payment as the guarded change leaves it: the columns the UPDATE of recordOutcomes sets. */
+    private static Payment applied(Payment p, PaymentOutcome outcome) {
+        return new Payment(
+                p.id(),
+                p.merchantId(),
+                p.orderId(),
+                p.amount(),
+                p.currency(),
+                outcome.status(),
+                p.refundedAmount(),
+                outcome.pspReference() != null ? outcome.pspReference() : p.pspReference(),
+                outcome.declineCode(),
+                p.createdAt());
+    }
+
+    private OutboxRow eventOf(Payment p, Map<String, String> traceHeaders) {
+        PaymentEvent event =
+                switch (p.status()) {
+                    case CAPTURED ->
+                        PaymentCaptured.of(
+                                p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.pspReference());
+                    case FAILED ->
+                        PaymentFailed.of(
+                                p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.declineCode());
+                    case PROCESSING, UNKNOWN -> null;
+                };
+        return event == null ? null : json.outboxRow(Topics.PAYMENT_EVENTS, event, traceHeaders);
+    }
+
+    private Uni<Boolean> completeKey(SqlClient conn, Payment p) {
+        return idempotency.complete(
+                conn, RESOURCE_PAYMENT, p.id(), answers.payment(p), p.status().isFinal());
+    }
+}

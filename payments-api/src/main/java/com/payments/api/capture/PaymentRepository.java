@@ -1,0 +1,289 @@
+package com.payments.api.capture;
+
+import com.payments.api.Payment;
+import com.payments.api.PaymentStatus;
+import com.payments.api.Refund;
+import com.payments.api.common.OutboxRow;
+import com.payments.api.common.PspCallRepository.PspCall;
+import com.payments.contracts.SqlResource;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+
+/** SQL on payments (and the refunds read with them). Every merchant-facing query is scoped by merchant. */
+@ApplicationScoped
+public class PaymentRepository {
+    static final String COLUMNS =
+            "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at";
+
+    /** A payment to insert PROCESSING, claiming the merchant's Idempotency-Key. */
+    public record NewPayment(
+            UUID id,
+            UUID merchantId,
+            String orderId,
+            long amount,
+            String currency,
+            String source,
+            String idempotencyKey,
+            byte[] requestHash) {}
+
+    private static final String INSERT_PROCESSING = SqlResource.load(PaymentRepository.class, "capture-claim.sql");
+
+    /**
+     * Claims each payment's Idempotency-Key and inserts the payment PROCESSING, for all of them in one statement
+     * (so one atomic round trip): a key's {@code INSERT ... ON CONFLICT DO NOTHING} waits for a concurrent claim of
+     * the same key to end and then does nothing, and so does that payment's insert; of two payments with one key in
+     * the same list, one claims it. Keys are claimed in (merchant, key) order, so two such statements never
+     * wait on each other's keys crosswise. {@code next_attempt_at} tells the resolver when to treat the payment as
+     * stuck (the process died before the outcome).
+     *
+     * @return one element per payment, in order: the inserted payment, or null when its key was taken
+     */
+    public Uni<List<Payment>> insertProcessingClaimingKeys(
+            SqlClient client, Duration stuckAfter, List<NewPayment> newPayments) {
+        return client.preparedQuery(INSERT_PROCESSING)
+                .execute(Tuple.from(List.of(
+                        column(newPayments, NewPayment::id, UUID[]::new),
+                        column(newPayments, NewPayment::merchantId, UUID[]::new),
+                        column(newPayments, NewPayment::orderId, String[]::new),
+                        column(newPayments, NewPayment::amount, Long[]::new),
+                        column(newPayments, NewPayment::currency, String[]::new),
+                        column(newPayments, NewPayment::source, String[]::new),
+                        column(newPayments, NewPayment::idempotencyKey, String[]::new),
+                        column(newPayments, p -> Buffer.buffer(p.requestHash()), Buffer[]::new),
+                        (double) stuckAfter.toSeconds())))
+                .map(rows -> {
+                    Map<UUID, Payment> inserted = new HashMap<>();
+                    rows.forEach(row -> inserted.put(row.getUUID("id"), from(row)));
+                    return newPayments.stream().map(p -> inserted.get(p.id())).toList();
+                });
+    }
+
+    /**
+     * A PSP outcome to record for a payment: the guarded change to {@code status}, the outbox row ({@code event},
+     * may be null), the answer to complete the payment's idempotency key with, and the PSP call it came from
+     * ({@code pspCall}, null when it came from elsewhere or the caller records its calls itself).
+     */
+    public record OutcomeRow(
+            UUID paymentId,
+            PaymentStatus status,
+            String pspReference,
+            String declineCode,
+            String lastError,
+            OutboxRow event,
+            int responseStatus,
+            byte[] responseBody,
+            PspCall pspCall) {
+
+        public OutcomeRow(
+                UUID paymentId,
+                PaymentStatus status,
+                String pspReference,
+                String declineCode,
+                String lastError,
+                OutboxRow event,
+                int responseStatus,
+                byte[] responseBody) {
+            this(paymentId, status, pspReference, declineCode, lastError, event, responseStatus, responseBody, null);
+        }
+
+        public OutcomeRow withPspCall(PspCall call) {
+            return new OutcomeRow(
+                    paymentId, status, pspReference, declineCode, lastError, event, responseStatus, responseBody, call);
+        }
+    }
+
+    private static final String RECORD_OUTCOME = SqlResource.load(PaymentRepository.class, "record-outcome.sql");
+
+    /**
+     * Records PSP outcomes, for all of them in one statement (one atomic round trip): for each payment the guarded
+     * state change (only from the states the transition table allows; {@code actor}, one for the statement, lands in
+     * payment_transitions via the trigger), and only if it changed the row: a capture's ledger transaction
+     * (psp_receivable +amount, merchant_payable -amount, through {@code book_ledger_transactions}), the outbox row
+     * ({@code enqueue_events}) and the
+     * completion of the payment's idempotency key. A payment that was not in such a state (another path recorded an
+     * outcome first) gets nothing written but its PSP call: each row's {@code pspCall}, if any, goes to
+     * {@code psp_calls} in the same statement.
+     *
+     * @return one element per outcome, in order: whether it moved its payment
+     */
+    public Uni<List<Boolean>> recordOutcomes(SqlClient client, String actor, List<OutcomeRow> outcomes) {
+        return client.preparedQuery(RECORD_OUTCOME)
+                .execute(Tuple.from(Arrays.asList(
+                        column(outcomes, OutcomeRow::paymentId, UUID[]::new),
+                        column(outcomes, o -> o.status().name(), String[]::new),
+                        column(outcomes, OutcomeRow::pspReference, String[]::new),
+                        column(outcomes, OutcomeRow::declineCode, String[]::new),
+                        column(outcomes, OutcomeRow::lastError, String[]::new),
+                        column(outcomes, o -> ALLOWED_FROM.get(o.status()), String[]::new),
+                        eventColumn(outcomes, OutboxRow::eventId, UUID[]::new),
+                        eventColumn(outcomes, OutboxRow::eventType, String[]::new),
+                        eventColumn(outcomes, OutboxRow::topic, String[]::new),
+                        eventColumn(outcomes, OutboxRow::payloadJson, String[]::new),
+                        eventColumn(outcomes, OutboxRow::headersJson, String[]::new),
+                        column(outcomes, OutcomeRow::responseStatus, Integer[]::new),
+                        column(outcomes, o -> Buffer.buffer(o.responseBody()), Buffer[]::new),
+                        actor,
+                        callColumn(outcomes, PspCall::kind, String[]::new),
+                        callColumn(outcomes, PspCall::attempt, Integer[]::new),
+                        callColumn(outcomes, PspCall::startedAtUtc, OffsetDateTime[]::new),
+                        callColumn(outcomes, PspCall::durationMs, Integer[]::new),
+                        callColumn(outcomes, PspCall::outcome, String[]::new))))
+                .map(rows -> {
+                    Set<UUID> moved = new HashSet<>();
+                    rows.forEach(row -> moved.add(row.getUUID("id")));
+                    return outcomes.stream()
+                            .map(o -> moved.contains(o.paymentId()))
+                            .toList();
+                });
+    }
+
+    /** One array parameter of a statement that takes its rows as arrays: {@code field} of every row, in order. */
+    private static <R, T> T[] column(List<R> rows, Function<R, T> field, IntFunction<T[]> array) {
+        return rows.stream().map(field).toArray(array);
+    }
+
+    /** An outbox column of every outcome; null for an outcome without an event. */
+    private static <T> T[] eventColumn(List<OutcomeRow> rows, Function<OutboxRow, T> field, IntFunction<T[]> array) {
+        return column(rows, o -> o.event() == null ? null : field.apply(o.event()), array);
+    }
+
+    /** A PSP call column of every outcome; null for an outcome without a call. */
+    private static <T> T[] callColumn(List<OutcomeRow> rows, Function<PspCall, T> field, IntFunction<T[]> array) {
+        return column(rows, o -> o.pspCall() == null ? null : field.apply(o.pspCall()), array);
+    }
+
+    /** For each target, the states a payment may move to it from, comma-separated (the SQL splits them). */
+    private static final Map<PaymentStatus, String> ALLOWED_FROM = new EnumMap<>(PaymentStatus.class);
+
+    static {
+        for (PaymentStatus target : PaymentStatus.values()) {
+            ALLOWED_FROM.put(
+                    target,
+                    String.join(
+                            ",",
+                            target.allowedSources().stream().map(Enum::name).toList()));
+        }
+    }
+
+    public Uni<Payment> find(SqlClient client, UUID merchantId, UUID id) {
+        return client.preparedQuery("SELECT %s FROM payments WHERE id = $1 AND merchant_id = $2".formatted(COLUMNS))
+                .execute(Tuple.of(id, merchantId))
+                .map(rows -> rows.rowCount() == 0 ? null : single(rows));
+    }
+
+    /** A payment by id alone: for the resolver and webhooks, which act for the platform, not for a merchant. */
+    public Uni<Payment> findAnyMerchant(SqlClient client, UUID id) {
+        return client.preparedQuery("SELECT %s FROM payments WHERE id = $1".formatted(COLUMNS))
+                .execute(Tuple.of(id))
+                .map(rows -> rows.rowCount() == 0 ? null : single(rows));
+    }
+
+    public Uni<List<Payment>> findByOrderId(SqlClient client, UUID merchantId, String orderId, int limit) {
+        return client.preparedQuery(
+                        """
+                        SELECT %s FROM payments WHERE merchant_id = $1 AND order_id = $2
+                         ORDER BY created_at DESC, id LIMIT $3"""
+                                .formatted(COLUMNS))
+                .execute(Tuple.of(merchantId, orderId, limit))
+                .map(rows -> {
+                    List<Payment> out = new ArrayList<>();
+                    rows.forEach(row -> out.add(from(row)));
+                    return out;
+                });
+    }
+
+    /**
+     * Drops a payment whose charge never reached the PSP, with its in-progress key and the replays recorded for it,
+     * so that the merchant may retry with the key: only while it is PROCESSING and no resolver ever claimed it
+     * ({@code attempts = 0}; a claim may have sent the charge since). The statement waits for a concurrent claim's
+     * row lock and then re-checks.
+     *
+     * @return whether it dropped them (false: the payment stays, its outcome unknown)
+     */
+    public Uni<Boolean> dropNeverSent(SqlClient client, UUID merchantId, UUID id, String idempotencyKey) {
+        return client.preparedQuery(
+                        """
+                        WITH dropped AS (
+                            DELETE FROM payments
+                             WHERE id = $1 AND merchant_id = $2 AND status = 'PROCESSING' AND attempts = 0
+                            RETURNING id),
+                        released AS (
+                            DELETE FROM idempotency_keys k USING dropped
+                             WHERE k.merchant_id = $2 AND k.key = $3 AND k.resource_id = dropped.id
+                               AND k.status = 'IN_PROGRESS'),
+                        replays AS (
+                            DELETE FROM idempotency_replays r USING dropped WHERE r.resource_id = dropped.id)
+                        SELECT count(*) FROM dropped""")
+                .execute(Tuple.of(id, merchantId, idempotencyKey))
+                .map(rows -> rows.iterator().next().getLong(0) == 1);
+    }
+
+    public Uni<List<Refund>> refundsOf(SqlClient client, UUID merchantId, UUID paymentId) {
+        return client.preparedQuery(
+                        """
+                        SELECT id, payment_id, amount, currency, status, created_at FROM refunds
+                         WHERE payment_id = $1 AND merchant_id = $2 ORDER BY created_at, id""")
+                .execute(Tuple.of(paymentId, merchantId))
+                .map(rows -> {
+                    List<Refund> out = new ArrayList<>();
+                    rows.forEach(row -> out.add(refund(row)));
+                    return out;
+                });
+    }
+
+    public Uni<Refund> findRefund(SqlClient client, UUID merchantId, UUID refundId) {
+        return client.preparedQuery(
+                        """
+                        SELECT id, payment_id, amount, currency, status, created_at FROM refunds
+                         WHERE id = $1 AND merchant_id = $2""")
+                .execute(Tuple.of(refundId, merchantId))
+                .map(rows ->
+                        rows.rowCount() == 0 ? null : refund(rows.iterator().next()));
+    }
+
+    private static Payment single(RowSet<Row> rows) {
+        return from(rows.iterator().next());
+    }
+
+    public static Payment from(Row row) {
+        return new Payment(
+                row.getUUID("id"),
+                row.getUUID("merchant_id"),
+                row.getString("order_id"),
+                row.getLong("amount"),
+                row.getString("currency"),
+                PaymentStatus.valueOf(row.getString("status")),
+                row.getLong("refunded_amount"),
+                row.getString("psp_reference"),
+                row.getString("decline_code"),
+                row.getOffsetDateTime("created_at").toInstant());
+    }
+
+    static Refund refund(Row row) {
+        return new Refund(
+                row.getUUID("id"),
+                row.getUUID("payment_id"),
+                row.getLong("amount"),
+                row.getString("currency"),
+                row.getString("status"),
+                row.getOffsetDateTime("created_at").toInstant());
+    }
+}

@@ -1,0 +1,336 @@
+package com.payments.api.resolver;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.api.PaymentStatus;
+import com.payments.api.capture.PaymentOutcome;
+import com.payments.api.capture.PaymentOutcomeService;
+import com.payments.api.client.PspChargeLookup;
+import com.payments.api.client.PspChargeLookup.Answer;
+import com.payments.api.client.PspChargeResult;
+import com.payments.api.client.PspGateway;
+import com.payments.api.common.PspCallRepository;
+import com.payments.api.common.PspCallRepository.PspCall;
+import com.payments.api.common.PspCallTimer;
+import com.payments.api.config.ResolutionConfig;
+import com.payments.api.operations.OperationsRepository;
+import com.payments.api.resolver.ResolverRepository.Claimed;
+import com.payments.api.resolver.ResolverRepository.Locked;
+import com.payments.contracts.tracing.TraceHeaders;
+import com.payments.psp.PspConcurrencyLimit;
+import io.quarkus.logging.Log;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Brings every UNKNOWN payment, and every PROCESSING payment whose process died before recording the outcome, to
+ * the state the PSP has (docs/resolver.md; Kill Bill's janitor is the model). Per run: claim due payments with a
+ * lease (one statement, {@code FOR UPDATE SKIP LOCKED}: safe with many replicas), ask the PSP by reference outside
+ * any transaction, re-send the same charge with the same key when the PSP never received it, then in one
+ * transaction re-read the payment under its row lock and record the answer through {@link PaymentOutcomeService}
+ * (state machine, ledger, outbox, idempotency key) — or, still unknown, schedule the next attempt by the backoff and
+ * escalate to the operations queue after the deadline. Each look-up and re-sent charge is written to
+ * {@code psp_calls} in that transaction (also when the claim was lost meanwhile: the calls were made). Never FAILED unless the PSP said declined. A charge the PSP
+ * reports with another amount or currency than ours records nothing and leaves the payment to an operator
+ * ({@link PspAmountMismatch}, as for webhooks).
+ */
+@ApplicationScoped
+public class PaymentResolver {
+    static final String ACTOR = "resolver";
+
+    private static final int PARALLEL_PER_RUN = 8;
+
+    private final Pool pool;
+    private final ResolverRepository repository;
+    private final OperationsRepository operations;
+    private final PspAmountMismatch mismatch;
+    private final PaymentOutcomeService outcomes;
+    private final PspChargeLookup lookup;
+    private final PspGateway psp;
+    private final PspConcurrencyLimit pspLimit;
+    private final ResolverMetrics metrics;
+    private final ResolutionConfig.Resolver config;
+    private final ObjectMapper mapper;
+    private final TraceHeaders traceHeaders;
+    private final PspCallRepository pspCalls;
+
+    public PaymentResolver(
+            Pool pool,
+            ResolverRepository repository,
+            OperationsRepository operations,
+            PspAmountMismatch mismatch,
+            PaymentOutcomeService outcomes,
+            PspChargeLookup lookup,
+            PspGateway psp,
+            PspConcurrencyLimit pspLimit,
+            ResolverMetrics metrics,
+            ResolutionConfig config,
+            ObjectMapper mapper,
+            TraceHeaders traceHeaders,
+            PspCallRepository pspCalls) {
+        this.pool = pool;
+        this.pspCalls = pspCalls;
+        this.repository = repository;
+        this.operations = operations;
+        this.mismatch = mismatch;
+        this.outcomes = outcomes;
+        this.lookup = lookup;
+        this.psp = psp;
+        this.pspLimit = pspLimit;
+        this.metrics = metrics;
+        this.config = config.resolver();
+        this.mapper = mapper;
+        this.traceHeaders = traceHeaders;
+    }
+
+    @Scheduled(
+            identity = "payment-resolver",
+            every = "${payments.resolver.every}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    Uni<Void> scheduled() {
+        return runOnce()
+                .onFailure()
+                .recoverWithItem(e -> {
+                    Log.errorf("Resolver run failed: %s", e.getClass().getName());
+                    return 0;
+                })
+                .flatMap(n -> refreshMetrics());
+    }
+
+    /** One run: claims and works the due payments; returns how many were claimed. */
+    public Uni<Integer> runOnce() {
+        return repository
+                .claim(pool, config.batchSize(), config.lease())
+                .flatMap(claims -> claims.isEmpty()
+                        ? Uni.createFrom().item(0)
+                        : Multi.createFrom()
+                                .iterable(claims)
+                                .onItem()
+                                .transformToUni(this::resolveSafely)
+                                .merge(PARALLEL_PER_RUN)
+                                .collect()
+                                .asList()
+                                .map(List::size));
+    }
+
+    /** Re-reads the gauges of {@link ResolverMetrics}. */
+    public Uni<Void> refreshMetrics() {
+        return repository.snapshot(pool).invoke(metrics::update).replaceWithVoid();
+    }
+
+    private Uni<String> resolveSafely(Claimed claim) {
+        return resolve(claim)
+                .onFailure()
+                .recoverWithItem(e -> {
+                    // the lease expires and a later run tries again
+                    Log.errorf(
+                            "Resolver: payment %s attempt %d failed: %s",
+                            claim.id(), claim.attempt(), e.getClass().getName());
+                    return "error";
+                })
+                .invoke(metrics::resolution);
+    }
+
+    /**
+     * The unit of work of one claim: ask the PSP, re-send if it never got the charge, record or reschedule. Returns
+     * the outcome tag (captured, failed, amount_mismatch, still_unknown, escalated, skipped). Public for tests that
+     * play a second instance whose lease ran out.
+     */
+    public Uni<String> resolve(Claimed claim) {
+        List<PspCall> calls = new ArrayList<>(2);
+        PspCallTimer timer = new PspCallTimer();
+        // Lookups and re-sends take permits of the same PSP limit as captures: one PSP, one connection pool.
+        return pspLimit.run(() -> {
+                    timer.start();
+                    return lookup.find(claim.id());
+                })
+                .onItemOrFailure()
+                .transformToUni((answer, failure) -> {
+                    calls.add(timer.lookup(claim.attempt(), answer, failure));
+                    if (failure != null) {
+                        return stillUnknown(
+                                claim, "lookup: " + failure.getClass().getSimpleName(), calls);
+                    }
+                    if (answer instanceof Answer.Found found) {
+                        return record(
+                                claim,
+                                found.succeeded()
+                                        ? PaymentOutcome.captured(claim.id(), found.chargeId(), ACTOR)
+                                        : PaymentOutcome.failed(
+                                                claim.id(), found.chargeId(), found.declineCode(), ACTOR),
+                                found.charge(),
+                                calls);
+                    }
+                    return resend(claim, calls);
+                });
+    }
+
+    /** The PSP never got the charge: send it again, same payment id as key and reference (the PSP deduplicates). */
+    private Uni<String> resend(Claimed claim, List<PspCall> calls) {
+        metrics.resend();
+        Log.infof(
+                "Resolver: payment %s attempt %d: not at the PSP, re-sending the charge", claim.id(), claim.attempt());
+        PspCallTimer timer = new PspCallTimer();
+        return pspLimit.run(() -> {
+                    timer.start();
+                    return psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source());
+                })
+                .onItemOrFailure()
+                .transformToUni((PspChargeResult result, Throwable failure) -> {
+                    calls.add(timer.charge(claim.attempt(), result, failure));
+                    return failure != null
+                            ? stillUnknown(
+                                    claim, "charge: " + failure.getClass().getSimpleName(), calls)
+                            : record(
+                                    claim,
+                                    result.captured()
+                                            ? PaymentOutcome.captured(claim.id(), result.pspReference(), ACTOR)
+                                            : PaymentOutcome.failed(
+                                                    claim.id(), result.pspReference(), result.declineCode(), ACTOR),
+                                    null,
+                                    calls);
+                });
+    }
+
+    /**
+     * A definite PSP answer: recorded under the row lock if this claim still owns the payment and {@code reported},
+     * the charge as the lookup found it (null for the answer to our own charge, made with our amount under our key),
+     * has our amount and currency.
+     */
+    private Uni<String> record(Claimed claim, PaymentOutcome outcome, JsonNode reported, List<PspCall> calls) {
+        return pool.withTransaction(
+                conn -> lockRecordingCalls(conn, claim, calls).flatMap(current -> {
+                    if (!owns(claim, current)) {
+                        return Uni.createFrom().item("skipped");
+                    }
+                    if (reported != null && !PspAmountMismatch.sameMoney(current, reported)) {
+                        return amountMismatch(conn, claim, current, reported);
+                    }
+                    return outcomes.record(conn, outcome, traceHeaders.current())
+                            .map(recorded -> {
+                                PaymentStatus now = recorded.payment().status();
+                                Log.infof(
+                                        "Resolver: payment %s %s -> %s (attempt %d)",
+                                        claim.id(), current.status(), now, claim.attempt());
+                                return now == PaymentStatus.CAPTURED ? "captured" : "failed";
+                            });
+                }));
+    }
+
+    /**
+     * The PSP reports the charge with another amount or currency: nothing recorded. The payment becomes (or stays)
+     * UNKNOWN, is never claimed again (so never re-sent) and waits for an operator with a psp_amount_mismatch item.
+     */
+    private Uni<String> amountMismatch(SqlClient conn, Claimed claim, Locked current, JsonNode reported) {
+        Log.warnf(
+                "Resolver: payment %s attempt %d: the PSP reports the charge with another amount or currency than"
+                        + " %d %s; nothing recorded, operations item %s",
+                claim.id(), claim.attempt(), current.amount(), current.currency(), PspAmountMismatch.REASON);
+        String error = PspAmountMismatch.REASON + ": the PSP's charge differs from the payment";
+        return toUnknown(conn, claim, current, error)
+                .flatMap(v -> repository.stop(conn, claim.id(), claim.attempt(), error))
+                .flatMap(v -> mismatch.open(
+                        conn,
+                        current,
+                        reported,
+                        ACTOR,
+                        mapper.createObjectNode().put("attempt", claim.attempt())))
+                .replaceWith("amount_mismatch");
+    }
+
+    /** A stuck PROCESSING payment moves to UNKNOWN (its key is completed with the 202); an UNKNOWN one stays. */
+    private Uni<Void> toUnknown(SqlClient conn, Claimed claim, Locked current, String error) {
+        if (current.status() != PaymentStatus.PROCESSING) {
+            return Uni.createFrom().voidItem();
+        }
+        return outcomes.record(conn, PaymentOutcome.unknown(claim.id(), error, ACTOR), traceHeaders.current())
+                .invoke(r -> Log.infof(
+                        "Resolver: payment %s PROCESSING -> UNKNOWN (attempt %d)", claim.id(), claim.attempt()))
+                .replaceWithVoid();
+    }
+
+    /** No definite answer: UNKNOWN (a stuck PROCESSING payment moves there), next attempt or escalation. */
+    private Uni<String> stillUnknown(Claimed claim, String error, List<PspCall> calls) {
+        Duration delay = backoff(claim.attempt());
+        return pool.withTransaction(
+                conn -> lockRecordingCalls(conn, claim, calls).flatMap(current -> {
+                    if (!owns(claim, current)) {
+                        return Uni.createFrom().item("skipped");
+                    }
+                    return toUnknown(conn, claim, current, error)
+                            .flatMap(v -> repository.reschedule(
+                                    conn, claim.id(), claim.attempt(), delay, config.deadline(), error))
+                            .flatMap(escalated -> {
+                                if (!Boolean.TRUE.equals(escalated)) {
+                                    Log.infof(
+                                            "Resolver: payment %s UNKNOWN after attempt %d (%s), next attempt in %s",
+                                            claim.id(), claim.attempt(), error, delay);
+                                    return Uni.createFrom().item("still_unknown");
+                                }
+                                Log.warnf(
+                                        "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
+                                        claim.id(), claim.attempt(), error);
+                                return operations
+                                        .open(
+                                                conn,
+                                                "payment",
+                                                claim.id().toString(),
+                                                PaymentOutcomeService.DEADLINE_REASON,
+                                                details(claim, error))
+                                        .replaceWith("escalated");
+                            });
+                }));
+    }
+
+    /** Locks the payment and writes this attempt's PSP calls (in the caller's transaction). */
+    private Uni<Locked> lockRecordingCalls(SqlClient conn, Claimed claim, List<PspCall> calls) {
+        return repository
+                .lock(conn, claim.id())
+                .call(current ->
+                        current == null ? Uni.createFrom().voidItem() : pspCalls.insert(conn, claim.id(), calls));
+    }
+
+    private static boolean owns(Claimed claim, Locked current) {
+        if (current == null || current.status().isFinal() || current.attempts() != claim.attempt()) {
+            Log.infof(
+                    "Resolver: payment %s attempt %d: %s meanwhile, nothing recorded",
+                    claim.id(),
+                    claim.attempt(),
+                    current == null
+                            ? "gone"
+                            : current.status().isFinal() ? "resolved " + current.status() : "claimed again");
+            return false;
+        }
+        return true;
+    }
+
+    Duration backoff(int attempt) {
+        List<Duration> steps = config.backoff();
+        return steps.get(Math.min(Math.max(attempt, 1), steps.size()) - 1);
+    }
+
+    private String details(Claimed claim, String error) {
+        ObjectNode node = mapper.createObjectNode();
+        node.put("paymentId", claim.id().toString());
+        node.put("merchantId", claim.merchantId().toString());
+        node.put("amount", claim.amount());
+        node.put("currency", claim.currency());
+        node.put("createdAt", claim.createdAt().toString());
+        node.put("attempts", claim.attempt());
+        node.put("lastError", error);
+        node.put(
+                "action",
+                "The PSP gave no definite answer before the deadline. Check the charge with reference = paymentId at the"
+                        + " PSP; the reconciler's settlement match also shows it. The payment stays UNKNOWN; it is not"
+                        + " retried automatically any more.");
+        return node.toString();
+    }
+}

@@ -1,0 +1,145 @@
+package com.payments.api.resolver;
+
+import com.payments.api.PaymentStatus;
+import com.payments.contracts.SqlResource;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The resolver's SQL on payments: claims with a lease ({@code attempts + 1}, {@code next_attempt_at} pushed
+ * forward) under {@code FOR UPDATE SKIP LOCKED}, the re-read under a row lock, the reschedule and the gauges.
+ */
+@ApplicationScoped
+public class ResolverRepository {
+
+    /** A claimed payment: {@code attempt} is the attempt number this claim owns. */
+    public record Claimed(
+            UUID id,
+            UUID merchantId,
+            PaymentStatus status,
+            long amount,
+            String currency,
+            String source,
+            int attempt,
+            Instant createdAt) {}
+
+    /** A payment as read under its row lock. */
+    public record Locked(UUID id, PaymentStatus status, int attempts, long amount, String currency) {}
+
+    /** Numbers for the gauges. */
+    public record Snapshot(
+            long unknown,
+            long oldestUnknownSeconds,
+            long stuckProcessing,
+            long openOperations,
+            long oldestOpenOperationSeconds) {}
+
+    private static final String CLAIM = SqlResource.load(ResolverRepository.class, "resolver-claim.sql");
+
+    /**
+     * Claims up to {@code limit} due payments (UNKNOWN, or PROCESSING whose stuck-after time passed, or a lease that
+     * expired). Other instances skip the locked rows during the statement and the lease keeps them away afterwards.
+     */
+    public Uni<List<Claimed>> claim(SqlClient client, int limit, Duration lease) {
+        return client.preparedQuery(CLAIM)
+                .execute(Tuple.of(limit, lease.toMillis() / 1000.0))
+                .map(rows -> {
+                    List<Claimed> out = new ArrayList<>();
+                    for (Row row : rows) {
+                        out.add(new Claimed(
+                                row.getUUID("id"),
+                                row.getUUID("merchant_id"),
+                                PaymentStatus.valueOf(row.getString("status")),
+                                row.getLong("amount"),
+                                row.getString("currency"),
+                                row.getString("source"),
+                                row.getInteger("attempts"),
+                                row.getOffsetDateTime("created_at").toInstant()));
+                    }
+                    return out;
+                });
+    }
+
+    /** Re-reads a payment under its row lock (in the caller's transaction); null when there is none. */
+    public Uni<Locked> lock(SqlClient client, UUID id) {
+        return client.preparedQuery(
+                        "SELECT id, status, attempts, amount, currency FROM payments WHERE id = $1 FOR UPDATE")
+                .execute(Tuple.of(id))
+                .map(rows -> {
+                    if (rows.rowCount() == 0) {
+                        return null;
+                    }
+                    Row row = rows.iterator().next();
+                    return new Locked(
+                            row.getUUID("id"),
+                            PaymentStatus.valueOf(row.getString("status")),
+                            row.getInteger("attempts"),
+                            row.getLong("amount"),
+                            row.getString("currency"));
+                });
+    }
+
+    /**
+     * Still unknown after attempt {@code attempt}: the next attempt after {@code delay}, or none once the payment is
+     * older than {@code deadline} (then returns true: escalate). Null when the claim was lost (the lease expired and
+     * another instance took the payment) or the payment was resolved meanwhile.
+     */
+    public Uni<Boolean> reschedule(
+            SqlClient client, UUID id, int attempt, Duration delay, Duration deadline, String lastError) {
+        return client.preparedQuery(
+                        """
+                        UPDATE payments
+                           SET next_attempt_at = CASE WHEN created_at + make_interval(secs => $4) <= now() THEN NULL
+                                                      ELSE now() + make_interval(secs => $3) END,
+                               last_error = $5
+                         WHERE id = $1 AND attempts = $2 AND status IN ('PROCESSING', 'UNKNOWN')
+                        RETURNING next_attempt_at IS NULL AS escalated""")
+                .execute(Tuple.of(id, attempt, delay.toMillis() / 1000.0, deadline.toMillis() / 1000.0, lastError))
+                .map(rows ->
+                        rows.rowCount() == 0 ? null : rows.iterator().next().getBoolean("escalated"));
+    }
+
+    /**
+     * Stops working a payment as attempt {@code attempt}: {@code next_attempt_at = NULL}, so it is never claimed again
+     * (it waits for an operator). False when the claim was lost or the payment was resolved meanwhile.
+     */
+    public Uni<Boolean> stop(SqlClient client, UUID id, int attempt, String lastError) {
+        return client.preparedQuery(
+                        """
+                        UPDATE payments SET next_attempt_at = NULL, last_error = $3
+                         WHERE id = $1 AND attempts = $2 AND status IN ('PROCESSING', 'UNKNOWN')""")
+                .execute(Tuple.of(id, attempt, lastError))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    public Uni<Snapshot> snapshot(SqlClient client) {
+        return client.query(
+                        """
+                        SELECT (SELECT count(*) FROM payments WHERE status = 'UNKNOWN') AS unknown,
+                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::bigint
+                                  FROM payments WHERE status = 'UNKNOWN') AS oldest,
+                               (SELECT count(*) FROM payments
+                                 WHERE status = 'PROCESSING' AND next_attempt_at <= now()) AS stuck,
+                               (SELECT count(*) FROM operations_queue WHERE status = 'OPEN') AS open_ops,
+                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::bigint
+                                  FROM operations_queue WHERE status = 'OPEN') AS oldest_op""")
+                .execute()
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return new Snapshot(
+                            row.getLong("unknown"),
+                            row.getLong("oldest"),
+                            row.getLong("stuck"),
+                            row.getLong("open_ops"),
+                            row.getLong("oldest_op"));
+                });
+    }
+}
