@@ -103,6 +103,15 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
                         },
                         headers = {
                             @Header(
+                                    name = RequestIdHeaderFilter.COMPONENT,
+                                    description = "This request's id, new for each request: quote it when you ask us"
+                                            + " about a request (a problem answer carries it as its `instance` too)",
+                                    schema =
+                                            @Schema(
+                                                    type = SchemaType.STRING,
+                                                    pattern = "^req_[0-9a-f]{32}$",
+                                                    example = "req_4bf92f3577b34da6a3ce929d0e0e4736")),
+                            @Header(
                                     name = "IdempotentReplayed",
                                     description = "`true` when this is the stored answer to an earlier request with"
                                             + " the same Idempotency-Key (absent on the first answer)",
@@ -215,7 +224,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
                         }))
 public class ApiDefinition extends Application {
     /** The document's version: semantic, bumped with every API change (CHANGELOG.md). */
-    public static final String VERSION = "1.1.0";
+    public static final String VERSION = "1.2.0";
 
     public static final String MERCHANT_KEY = "merchantKey";
     public static final String OPERATOR_TOKEN = "operatorToken";
