@@ -4,7 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * The fault knobs in force. Starts from configuration; {@code PUT /test/faults} changes any subset of
- * them at runtime (null fields keep their value). Rates are fractions between 0.0 and 1.0.
+ * them at runtime (null fields keep their value). Rates are fractions between 0.0 and 1.0. {@code rateLimitRate}
+ * applies to the Stripe mode only (429 {@code rate_limit}); the others apply to both modes.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Faults(
@@ -18,7 +19,8 @@ public record Faults(
         Double webhookDropRate,
         Integer settlementDrop,
         Integer settlementAmountMismatch,
-        Integer settlementPhantom) {
+        Integer settlementPhantom,
+        Double rateLimitRate) {
 
     /** This record with every non-null field of {@code patch} applied. */
     public Faults merge(Faults patch) {
@@ -33,6 +35,7 @@ public record Faults(
                 patch.webhookDropRate != null ? patch.webhookDropRate : webhookDropRate,
                 patch.settlementDrop != null ? patch.settlementDrop : settlementDrop,
                 patch.settlementAmountMismatch != null ? patch.settlementAmountMismatch : settlementAmountMismatch,
-                patch.settlementPhantom != null ? patch.settlementPhantom : settlementPhantom);
+                patch.settlementPhantom != null ? patch.settlementPhantom : settlementPhantom,
+                patch.rateLimitRate != null ? patch.rateLimitRate : rateLimitRate);
     }
 }

@@ -29,6 +29,38 @@ public interface SandboxConfig {
     /** Settlement files. */
     Settlement settlement();
 
+    /** The Stripe-compatible mode under {@code /stripe} (docs/psp-sandbox.md, "Stripe mode"). */
+    Stripe stripe();
+
+    /** The Stripe-compatible mode. */
+    interface Stripe {
+        /** Absolute URL Stripe-style events are POSTed to; none = no Stripe events. */
+        Optional<String> webhookUrl();
+
+        /**
+         * Signing secrets of {@code Stripe-Signature}: one {@code v1} per secret, so that a receiver rolling its secret
+         * accepts either. The first is the current one.
+         */
+        @WithDefault("whsec_stripe_sandbox")
+        java.util.List<String> webhookSecrets();
+
+        /** How long an idempotency key is kept, on the sandbox clock (Stripe: at least 24 hours). */
+        @WithDefault("24h")
+        Duration idempotencyKeyTtl();
+
+        /** A new or changed PaymentIntent becomes visible to search this long after it was written (real time). */
+        @WithDefault("1s")
+        Duration searchDelay();
+
+        /** A refund of a {@code pm_card_refundFail} charge stays {@code pending} this long, then fails. */
+        @WithDefault("2s")
+        Duration refundFailureDelay();
+
+        /** The fee of a dispute, in minor units (Stripe charges 15.00 in most currencies). */
+        @WithDefault("1500")
+        long disputeFee();
+    }
+
     /** Latency knob: every answer waits {@code fixed + uniform random in [0, spread)}. */
     interface Latency {
         /** Fixed latency added to every {@code /v1} answer. */
@@ -59,6 +91,10 @@ public interface SandboxConfig {
          */
         @WithDefault("0")
         double notReceivedRate();
+
+        /** Stripe mode only: fraction of {@code /stripe/v1} calls answered 429 {@code rate_limit}, nothing recorded. */
+        @WithDefault("0")
+        double rateLimitRate();
     }
 
     /** Webhook delivery. */

@@ -10,6 +10,7 @@ import com.payments.sandbox.service.SettlementService;
 import com.payments.sandbox.service.SettlementService.Injected;
 import com.payments.sandbox.service.WebhookService;
 import com.payments.sandbox.service.WebhookService.Delivery;
+import com.payments.sandbox.stripe.StripeService;
 import io.smallrye.mutiny.Multi;
 import io.vertx.mutiny.core.buffer.Buffer;
 import jakarta.ws.rs.Consumes;
@@ -53,6 +54,7 @@ public class TestApiResource {
     private final WebhookService webhooks;
     private final SettlementService settlements;
     private final RefundRequestLog refundLog;
+    private final StripeService stripe;
 
     public TestApiResource(
             PspService psp,
@@ -60,13 +62,15 @@ public class TestApiResource {
             SandboxClock clock,
             WebhookService webhooks,
             SettlementService settlements,
-            RefundRequestLog refundLog) {
+            RefundRequestLog refundLog,
+            StripeService stripe) {
         this.psp = psp;
         this.faults = faults;
         this.clock = clock;
         this.webhooks = webhooks;
         this.settlements = settlements;
         this.refundLog = refundLog;
+        this.stripe = stripe;
     }
 
     @GET
@@ -75,11 +79,15 @@ public class TestApiResource {
         return psp.counters(reference);
     }
 
-    /** Forgets every charge, refund, key, counter, settlement item and webhook log; resets knobs and clock. */
+    /**
+     * Forgets every charge, refund, key, counter, settlement item and webhook log, of both modes; resets knobs and
+     * clock.
+     */
     @DELETE
     @Path("/state")
     public void reset() {
         psp.reset();
+        stripe.reset();
         settlements.reset();
         webhooks.reset();
         refundLog.reset();

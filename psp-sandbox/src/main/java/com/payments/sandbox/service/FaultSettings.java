@@ -56,6 +56,7 @@ public class FaultSettings {
                 config.webhook().dropRate(),
                 config.settlement().discrepancies().drop(),
                 config.settlement().discrepancies().amountMismatch(),
-                config.settlement().discrepancies().phantom());
+                config.settlement().discrepancies().phantom(),
+                config.faults().rateLimitRate());
     }
 }

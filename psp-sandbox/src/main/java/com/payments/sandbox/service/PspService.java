@@ -264,6 +264,23 @@ public class PspService {
                         reference, ref.chargeRequests, ref.chargeMovements, ref.refundRequests, ref.refundMovements);
     }
 
+    /** The Stripe mode counts into the same per-reference counters (see {@link #counters}). */
+    public void countChargeRequest(String reference) {
+        RefState.CHARGE_REQUESTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
+    }
+
+    public void countChargeMovement(String reference) {
+        RefState.CHARGE_MOVEMENTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
+    }
+
+    public void countRefundRequest(String reference) {
+        RefState.REFUND_REQUESTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
+    }
+
+    public void countRefundMovement(String reference) {
+        RefState.REFUND_MOVEMENTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
+    }
+
     /** Forgets every charge, refund, idempotency key and counter. */
     public void reset() {
         keys.clear();
@@ -380,7 +397,7 @@ public class PspService {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     /** prefix + 24 random hex digits (96 bits). */
-    static String newId(String prefix) {
+    public static String newId(String prefix) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         long a = random.nextLong();
         int b = random.nextInt();

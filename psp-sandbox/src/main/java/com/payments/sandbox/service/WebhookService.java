@@ -30,11 +30,20 @@ import javax.crypto.spec.SecretKeySpec;
 @ApplicationScoped
 public class WebhookService {
 
+    /** How the deliveries of one protocol are signed: the header's name and its value for a time and a body. */
+    public interface Signer {
+        String header();
+
+        String value(long unixSeconds, byte[] body);
+    }
+
     /** Where a delivery stands: PENDING, RETRYING, DELIVERED, GAVE_UP or DROPPED. */
     public record Delivery(
             String eventId, String type, String reference, int copy, String status, int attempts, int lastStatusCode) {}
 
     private static final class Tracker {
+        final String url;
+        final Signer signer;
         final String eventId;
         final String type;
         final String reference;
@@ -44,7 +53,9 @@ public class WebhookService {
         volatile String status = "PENDING";
         volatile int lastStatusCode;
 
-        Tracker(String eventId, String type, String reference, int copy, long sequence) {
+        Tracker(String url, Signer signer, String eventId, String type, String reference, int copy, long sequence) {
+            this.url = url;
+            this.signer = signer;
             this.eventId = eventId;
             this.type = type;
             this.reference = reference;
@@ -70,6 +81,17 @@ public class WebhookService {
     private final java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong();
     private final ThreadLocal<Mac> macs;
     private volatile WebClient client;
+    private final Signer pspSignature = new Signer() {
+        @Override
+        public String header() {
+            return "Psp-Signature";
+        }
+
+        @Override
+        public String value(long unixSeconds, byte[] body) {
+            return signatureHeader(unixSeconds, body);
+        }
+    };
 
     public WebhookService(Vertx vertx, FaultSettings faults, SandboxConfig config) {
         this.vertx = vertx;
@@ -106,7 +128,6 @@ public class WebhookService {
         if (url == null) {
             return;
         }
-        Faults f = faults.current();
         String eventId = PspService.newId("evt_");
         byte[] head =
                 ("{\"id\":\"" + eventId + "\",\"type\":\"" + type + "\",\"data\":").getBytes(StandardCharsets.UTF_8);
@@ -114,21 +135,30 @@ public class WebhookService {
         System.arraycopy(head, 0, body, 0, head.length);
         System.arraycopy(data, 0, body, head.length, data.length);
         body[body.length - 1] = '}';
+        deliver(url, pspSignature, eventId, type, reference, body);
+    }
+
+    /**
+     * Delivers {@code body} to {@code target}, signed by {@code signer} at every attempt, with the same retries and
+     * drop, duplicate and reorder knobs as the sandbox protocol's events (the Stripe mode sends its events this way).
+     */
+    public void deliver(String target, Signer signer, String eventId, String type, String reference, byte[] body) {
+        Faults f = faults.current();
         if (FaultSettings.roll(f.webhookDropRate())) {
-            Tracker dropped = track(eventId, type, reference, 1);
+            Tracker dropped = track(target, signer, eventId, type, reference, 1);
             dropped.status = "DROPPED";
             return;
         }
         int copies = FaultSettings.roll(f.webhookDuplicateRate()) ? 2 : 1;
         long delay = FaultSettings.roll(f.webhookReorderRate()) ? reorderDelayMs : 0;
         for (int copy = 1; copy <= copies; copy++) {
-            Tracker tracker = track(eventId, type, reference, copy);
+            Tracker tracker = track(target, signer, eventId, type, reference, copy);
             schedule(tracker, body, 1, delay);
         }
     }
 
-    private Tracker track(String eventId, String type, String reference, int copy) {
-        Tracker tracker = new Tracker(eventId, type, reference, copy, sequence.incrementAndGet());
+    private Tracker track(String target, Signer signer, String eventId, String type, String reference, int copy) {
+        Tracker tracker = new Tracker(target, signer, eventId, type, reference, copy, sequence.incrementAndGet());
         log.put(eventId + '#' + copy, tracker);
         return tracker;
     }
@@ -143,9 +173,9 @@ public class WebhookService {
 
     private void attempt(Tracker tracker, byte[] body, int attempt) {
         tracker.attempts.incrementAndGet();
-        client().requestAbs(HttpMethod.POST, url)
+        client().requestAbs(HttpMethod.POST, tracker.url)
                 .putHeader("Content-Type", "application/json")
-                .putHeader("Psp-Signature", signatureHeader(System.currentTimeMillis() / 1000, body))
+                .putHeader(tracker.signer.header(), tracker.signer.value(System.currentTimeMillis() / 1000, body))
                 .timeout(requestTimeoutMs)
                 .sendBuffer(Buffer.buffer(body))
                 .subscribe()

@@ -1,0 +1,527 @@
+package com.payments.psp.stripe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.ChargeQuery;
+import com.payments.psp.port.ChargeRequest;
+import com.payments.psp.port.ChargeResult;
+import com.payments.psp.port.PspEvent;
+import com.payments.psp.port.PspPort;
+import com.payments.psp.port.RefundQuery;
+import com.payments.psp.port.RefundRequest;
+import com.payments.psp.port.RefundResult;
+import com.payments.psp.port.SettlementLine;
+import com.payments.psp.port.WebhookRejectedException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.core.buffer.Buffer;
+import io.vertx.mutiny.ext.web.client.HttpRequest;
+import io.vertx.mutiny.ext.web.client.WebClient;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * The {@link PspPort} for Stripe (docs/stripe.md): form-encoded calls to Stripe's REST API with the Vert.x web client
+ * (non-blocking, so that thousands of slow calls need no threads), under the instance's {@link PspConcurrencyLimit},
+ * with the pinned {@code Stripe-Version}, our ids as idempotency keys and in {@code metadata}, 429 retried with
+ * exponential backoff and jitter, and a timer {@code psp.calls} per call and outcome. The API key is sent, never
+ * logged.
+ */
+public final class StripePsp implements PspPort {
+
+    static final String METADATA_PAYMENT = "payment_id";
+    static final String METADATA_REFUND = "refund_id";
+
+    /** An HTTP answer: status and JSON body (a missing node when the body is not JSON). */
+    record Answer(int status, JsonNode body) {
+        JsonNode error() {
+            return body.path("error");
+        }
+    }
+
+    /** A 429 to retry with backoff; once the retries are used up its answer is the result. */
+    private static final class RateLimited extends RuntimeException {
+        final Answer answer;
+
+        RateLimited(Answer answer) {
+            super("429", null, false, false);
+            this.answer = answer;
+        }
+    }
+
+    private final StripeSettings settings;
+    private final WebClient client;
+    private final PspConcurrencyLimit limit;
+    private final MeterRegistry registry;
+    private final Clock clock;
+    private final StripeSignature signature;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final String base;
+    private final String authorization;
+
+    /**
+     * @param limit the instance's limit of concurrent PSP calls (payments-api and refunds-worker have one each)
+     * @param clock our clock: webhook tolerance, the idempotency window and the search lag
+     */
+    public StripePsp(
+            Vertx vertx, StripeSettings settings, PspConcurrencyLimit limit, MeterRegistry registry, Clock clock) {
+        this.settings = settings;
+        this.limit = limit;
+        this.registry = registry;
+        this.clock = clock;
+        this.signature = new StripeSignature(settings.webhookSecrets(), settings.webhookTolerance(), clock);
+        String url = settings.apiBase().toString();
+        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        this.authorization = "Bearer " + settings.apiKey();
+        this.client = WebClient.create(
+                vertx,
+                new WebClientOptions()
+                        .setMaxPoolSize(settings.maxConnections())
+                        .setKeepAlive(true)
+                        .setUserAgent("payments-platform"));
+    }
+
+    @Override
+    public String provider() {
+        return "stripe";
+    }
+
+    /** Closes the HTTP connections. */
+    public void close() {
+        client.close();
+    }
+
+    // ---------------------------------------------------------------- charges
+
+    @Override
+    public Uni<ChargeResult> charge(ChargeRequest request) {
+        return timed("charge", chargeCall(request), ChargeResult::status);
+    }
+
+    private Uni<ChargeResult> chargeCall(ChargeRequest request) {
+        return call(HttpMethod.POST, "/v1/payment_intents", chargeForm(request), request.paymentId())
+                .map(StripePsp::chargeOutcome)
+                .onFailure(StripePsp::sent)
+                .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
+    }
+
+    /**
+     * A PaymentIntent created and confirmed at once, captured automatically, cards only (no redirect methods, so no
+     * {@code return_url}); {@code pm_…} goes as {@code payment_method}, a card token {@code tok_…} as {@code
+     * payment_method_data[card][token]}.
+     */
+    static String chargeForm(ChargeRequest request) {
+        Form form = new Form()
+                .add("amount", Long.toString(request.amount()))
+                .add("currency", request.currency().toLowerCase(Locale.ROOT))
+                .add("confirm", "true")
+                .add("capture_method", "automatic")
+                .add("payment_method_types[]", "card")
+                .add("metadata[" + METADATA_PAYMENT + "]", request.paymentId());
+        String source = request.source();
+        if (source != null && source.startsWith("tok_")) {
+            form.add("payment_method_data[type]", "card").add("payment_method_data[card][token]", source);
+        } else {
+            form.add("payment_method", source);
+        }
+        return form.toString();
+    }
+
+    /** The outcome table of docs/stripe.md. */
+    static ChargeResult chargeOutcome(Answer answer) {
+        JsonNode error = answer.error();
+        return switch (answer.status()) {
+            case 200 -> intentOutcome(answer.body());
+            case 402 ->
+                ChargeResult.declined(
+                        text(error.path("payment_intent").path("id")),
+                        first(text(error.path("decline_code")), text(error.path("code")), "card_declined"));
+            case 400 ->
+                "idempotency_error".equals(text(error.path("type")))
+                        ? ChargeResult.attention(null, "idempotency_error")
+                        : ChargeResult.declined(null, first(text(error.path("code")), "invalid_request", null));
+            case 409 -> ChargeResult.unknown(null, first(text(error.path("code")), "conflict", null));
+            case 401, 403, 404 -> ChargeResult.attention(null, "http_" + answer.status());
+            default -> ChargeResult.unknown(null, "http_" + answer.status());
+        };
+    }
+
+    /** A PaymentIntent's status as our outcome. */
+    static ChargeResult intentOutcome(JsonNode intent) {
+        String id = text(intent.path("id"));
+        String status = text(intent.path("status"));
+        if (id == null || status == null) {
+            return ChargeResult.unknown(id, "not_a_payment_intent");
+        }
+        JsonNode lastError = intent.path("last_payment_error");
+        return switch (status) {
+            case "succeeded" -> ChargeResult.captured(id);
+            case "canceled" -> ChargeResult.declined(id, "canceled");
+            case "requires_payment_method" ->
+                lastError.isObject()
+                        ? ChargeResult.declined(
+                                id,
+                                first(
+                                        text(lastError.path("decline_code")),
+                                        text(lastError.path("code")),
+                                        "card_declined"))
+                        : ChargeResult.unknown(id, status);
+            default -> ChargeResult.unknown(id, status); // requires_action, processing, requires_confirmation, …
+        };
+    }
+
+    /**
+     * Inside Stripe's key window the same request is sent again with the same key: Stripe replays the first answer,
+     * or runs it now if the first never arrived. After the window, the PaymentIntent is retrieved by its stored id,
+     * else searched by {@code metadata['payment_id']}; the search index lags, so an empty search means NOT_FOUND only
+     * once {@link StripeSettings#searchLag()} has passed since the first attempt.
+     */
+    @Override
+    public Uni<ChargeResult> lookUpCharge(ChargeQuery query) {
+        Instant now = clock.instant();
+        if (now.isBefore(query.firstSentAt().plus(settings.idempotencyWindow()))) {
+            return timed("charge_resend", chargeCall(query.original()), ChargeResult::status);
+        }
+        if (query.pspChargeId() != null) {
+            Uni<ChargeResult> retrieve = call(HttpMethod.GET, "/v1/payment_intents/" + encode(query.pspChargeId()))
+                    .map(answer -> answer.status() == 200
+                            ? intentOutcome(answer.body())
+                            : answer.status() == 404
+                                    ? ChargeResult.attention(query.pspChargeId(), "payment_intent_missing")
+                                    : ChargeResult.unknown(query.pspChargeId(), "http_" + answer.status()))
+                    .onFailure(StripePsp::sent)
+                    .recoverWithItem(failure -> ChargeResult.unknown(query.pspChargeId(), detail(failure)));
+            return timed("charge_retrieve", retrieve, ChargeResult::status);
+        }
+        String paymentId = query.original().paymentId();
+        String search = "query="
+                + encode("metadata['" + METADATA_PAYMENT + "']:'" + paymentId.replace("'", "\\'") + "'") + "&limit=10";
+        boolean lagOver = !now.isBefore(query.firstSentAt().plus(settings.searchLag()));
+        Uni<ChargeResult> found = call(HttpMethod.GET, "/v1/payment_intents/search?" + search)
+                .map(answer -> {
+                    if (answer.status() != 200) {
+                        return ChargeResult.unknown(null, "http_" + answer.status());
+                    }
+                    JsonNode data = answer.body().path("data");
+                    if (!data.isArray() || data.isEmpty()) {
+                        return lagOver ? ChargeResult.notFound() : ChargeResult.unknown(null, "search_lag");
+                    }
+                    ChargeResult best = null;
+                    for (JsonNode intent : data) {
+                        ChargeResult result = intentOutcome(intent);
+                        if (best == null || result.status() == ChargeResult.Status.CAPTURED) {
+                            best = result;
+                        }
+                    }
+                    return best;
+                })
+                .onFailure(StripePsp::sent)
+                .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
+        return timed("charge_search", found, ChargeResult::status);
+    }
+
+    // ---------------------------------------------------------------- refunds
+
+    @Override
+    public Uni<RefundResult> refund(RefundRequest request) {
+        return timed("refund", refundCall(request), RefundResult::status);
+    }
+
+    private Uni<RefundResult> refundCall(RefundRequest request) {
+        String form = new Form()
+                .add("payment_intent", request.pspChargeId())
+                .add("amount", Long.toString(request.amount()))
+                .add("metadata[" + METADATA_REFUND + "]", request.refundId())
+                .add("metadata[" + METADATA_PAYMENT + "]", request.paymentId())
+                .toString();
+        return call(HttpMethod.POST, "/v1/refunds", form, request.refundId())
+                .map(StripePsp::refundOutcome)
+                .onFailure(StripePsp::sent)
+                .recoverWithItem(failure -> RefundResult.unknown(null, detail(failure)));
+    }
+
+    static RefundResult refundOutcome(Answer answer) {
+        JsonNode error = answer.error();
+        return switch (answer.status()) {
+            case 200 -> refundStatus(answer.body());
+            case 400 ->
+                "idempotency_error".equals(text(error.path("type")))
+                        ? RefundResult.attention(null, "idempotency_error")
+                        : RefundResult.of(
+                                RefundResult.Status.FAILED,
+                                null,
+                                first(text(error.path("code")), "invalid_request", null));
+            case 409 -> RefundResult.unknown(null, first(text(error.path("code")), "conflict", null));
+            case 401, 403, 404 -> RefundResult.attention(null, "http_" + answer.status());
+            default -> RefundResult.unknown(null, "http_" + answer.status());
+        };
+    }
+
+    /** Stripe's refund statuses: succeeded, pending (and requires_action), failed, canceled. */
+    static RefundResult refundStatus(JsonNode refund) {
+        String id = text(refund.path("id"));
+        String status = text(refund.path("status"));
+        if (id == null || status == null) {
+            return RefundResult.unknown(id, "not_a_refund");
+        }
+        return switch (status) {
+            case "succeeded" -> RefundResult.of(RefundResult.Status.SUCCEEDED, id, null);
+            case "pending", "requires_action" -> RefundResult.of(RefundResult.Status.PENDING, id, null);
+            case "failed", "canceled" ->
+                RefundResult.of(
+                        RefundResult.Status.FAILED, id, first(text(refund.path("failure_reason")), status, null));
+            default -> RefundResult.unknown(id, status);
+        };
+    }
+
+    /**
+     * Inside the key window the refund is sent again with the same key; after it, retrieved by its stored id, else
+     * found in the PaymentIntent's refund list (a list, not search: it has no lag, so absence there is NOT_FOUND).
+     */
+    @Override
+    public Uni<RefundResult> lookUpRefund(RefundQuery query) {
+        Instant now = clock.instant();
+        if (now.isBefore(query.firstSentAt().plus(settings.idempotencyWindow()))) {
+            return timed("refund_resend", refundCall(query.original()), RefundResult::status);
+        }
+        Uni<RefundResult> lookup;
+        if (query.pspRefundId() != null) {
+            lookup = call(HttpMethod.GET, "/v1/refunds/" + encode(query.pspRefundId()))
+                    .map(answer -> answer.status() == 200
+                            ? refundStatus(answer.body())
+                            : RefundResult.unknown(query.pspRefundId(), "http_" + answer.status()));
+        } else {
+            String refundId = query.original().refundId();
+            lookup = call(
+                            HttpMethod.GET,
+                            "/v1/refunds?limit=100&payment_intent="
+                                    + encode(query.original().pspChargeId()))
+                    .map(answer -> {
+                        if (answer.status() != 200) {
+                            return RefundResult.unknown(null, "http_" + answer.status());
+                        }
+                        for (JsonNode refund : answer.body().path("data")) {
+                            if (refundId.equals(text(refund.path("metadata").path(METADATA_REFUND)))) {
+                                return refundStatus(refund);
+                            }
+                        }
+                        return new RefundResult(RefundResult.Status.NOT_FOUND, null, null, null, false);
+                    });
+        }
+        return timed(
+                "refund_lookup",
+                lookup.onFailure(StripePsp::sent)
+                        .recoverWithItem(failure -> RefundResult.unknown(query.pspRefundId(), detail(failure))),
+                RefundResult::status);
+    }
+
+    // ---------------------------------------------------------------- webhooks
+
+    @Override
+    public PspEvent verifyWebhook(byte[] body, Function<String, String> header) {
+        signature.verify(header.apply("Stripe-Signature"), body);
+        JsonNode event;
+        try {
+            event = mapper.readTree(body);
+        } catch (IOException e) {
+            throw new WebhookRejectedException("the body is not JSON");
+        }
+        return StripeMapping.parse(event);
+    }
+
+    // ---------------------------------------------------------------- settlement
+
+    /** The balance transactions created on {@code day} (UTC), newest first. */
+    @Override
+    public Multi<SettlementLine> settlementLines(LocalDate day) {
+        long from = day.atStartOfDay(ZoneOffset.UTC).toEpochSecond();
+        long to = day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toEpochSecond();
+        return balanceTransactions("created%5Bgte%5D=" + from + "&created%5Blt%5D=" + to);
+    }
+
+    /** The balance transactions of one payout ({@code po_…}), newest first. */
+    public Multi<SettlementLine> payoutLines(String payoutId) {
+        return balanceTransactions("payout=" + encode(payoutId));
+    }
+
+    /** Pages of 100 with {@code starting_after}, each line with its source and the source's PaymentIntent expanded. */
+    private Multi<SettlementLine> balanceTransactions(String filter) {
+        String query = "/v1/balance_transactions?limit=100&expand%5B%5D=data.source.payment_intent&" + filter;
+        record Page(List<SettlementLine> lines, String next) {}
+        Page end = new Page(List.of(), null);
+        class Cursor {
+            String after;
+            boolean done;
+        }
+        return Multi.createBy()
+                .repeating()
+                .uni(Cursor::new, cursor -> {
+                    if (cursor.done) {
+                        return Uni.createFrom().item(end);
+                    }
+                    String path = cursor.after == null ? query : query + "&starting_after=" + encode(cursor.after);
+                    return call(HttpMethod.GET, path).map(answer -> {
+                        if (answer.status() != 200) {
+                            throw new IllegalStateException(
+                                    "Stripe balance transactions answered HTTP " + answer.status());
+                        }
+                        List<SettlementLine> lines = new ArrayList<>();
+                        String last = null;
+                        for (JsonNode txn : answer.body().path("data")) {
+                            last = text(txn.path("id"));
+                            SettlementLine line = StripeMapping.settlementLine(txn);
+                            if (line != null) {
+                                lines.add(line);
+                            }
+                        }
+                        cursor.done = !answer.body().path("has_more").asBoolean(false) || last == null;
+                        cursor.after = last;
+                        return new Page(lines, last);
+                    });
+                })
+                .until(page -> page == end)
+                .onItem()
+                .transformToIterable(Page::lines);
+    }
+
+    // ---------------------------------------------------------------- HTTP
+
+    private Uni<Answer> call(HttpMethod method, String path) {
+        return call(method, path, null, null);
+    }
+
+    /**
+     * One Stripe call under the concurrency limit, a 429 retried with backoff and jitter (with the same key, which
+     * Stripe does not keep for a 429), the whole bounded by {@link StripeSettings#callTimeout()} per attempt.
+     */
+    private Uni<Answer> call(HttpMethod method, String path, String form, String idempotencyKey) {
+        long timeoutMs = settings.callTimeout().toMillis();
+        Uni<Answer> attempt = Uni.createFrom()
+                .deferred(() -> {
+                    HttpRequest<Buffer> request = client.requestAbs(method, base + path)
+                            .putHeader("Authorization", authorization)
+                            .putHeader("Stripe-Version", settings.apiVersion())
+                            .timeout(timeoutMs);
+                    if (idempotencyKey != null) {
+                        request.putHeader("Idempotency-Key", idempotencyKey);
+                    }
+                    return form == null
+                            ? request.send()
+                            : request.putHeader("Content-Type", "application/x-www-form-urlencoded")
+                                    .sendBuffer(Buffer.buffer(form));
+                })
+                .ifNoItem()
+                .after(settings.callTimeout())
+                .failWith(() -> new TimeoutException("Stripe did not answer within " + timeoutMs + " ms"))
+                .map(response -> {
+                    Answer answer = new Answer(response.statusCode(), json(response.bodyAsBuffer()));
+                    if (answer.status() == 429) {
+                        throw new RateLimited(answer);
+                    }
+                    return answer;
+                });
+        Uni<Answer> retried = settings.rateLimitRetries() <= 0
+                ? attempt
+                : attempt.onFailure(RateLimited.class)
+                        .retry()
+                        .withBackOff(settings.rateLimitBackoff(), settings.callTimeout())
+                        .withJitter(0.2)
+                        .atMost(settings.rateLimitRetries());
+        Uni<Answer> answered =
+                retried.onFailure(RateLimited.class).recoverWithItem(failure -> ((RateLimited) failure).answer);
+        return limit == null ? answered : limit.run(() -> answered);
+    }
+
+    private JsonNode json(Buffer body) {
+        if (body == null || body.length() == 0) {
+            return mapper.missingNode();
+        }
+        try {
+            return mapper.readTree(body.getBytes());
+        } catch (IOException e) {
+            return mapper.missingNode();
+        }
+    }
+
+    private <T> Uni<T> timed(String call, Uni<T> uni, Function<T, Enum<?>> outcome) {
+        return Uni.createFrom().deferred(() -> {
+            long start = System.nanoTime();
+            return uni.onItemOrFailure().invoke((item, failure) -> Timer.builder("psp.calls")
+                    .description("PSP calls by provider, call and outcome")
+                    .tag("provider", "stripe")
+                    .tag("call", call)
+                    .tag(
+                            "outcome",
+                            failure != null
+                                    ? "not_sent"
+                                    : outcome.apply(item).name().toLowerCase(Locale.ROOT))
+                    .register(registry)
+                    .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+        });
+    }
+
+    /** Every failure but a saturated limit (nothing sent) leaves the outcome unknown. */
+    private static boolean sent(Throwable failure) {
+        return !(failure instanceof PspSaturatedException);
+    }
+
+    private static String detail(Throwable failure) {
+        if (failure instanceof TimeoutException
+                || failure instanceof io.vertx.core.http.HttpClosedException
+                || failure.getClass().getSimpleName().contains("Timeout")) {
+            return "timeout";
+        }
+        return failure instanceof java.net.ConnectException ? "connect_failed" : "io_error";
+    }
+
+    static String text(JsonNode node) {
+        return node == null || node.isMissingNode() || node.isNull() ? null : node.asText();
+    }
+
+    private static String first(String a, String b, String c) {
+        return a != null ? a : b != null ? b : c;
+    }
+
+    static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+
+    /** {@code application/x-www-form-urlencoded}, Stripe's request format; null values are left out. */
+    static final class Form {
+        private final StringBuilder text = new StringBuilder();
+
+        Form add(String name, String value) {
+            if (value == null) {
+                return this;
+            }
+            if (!text.isEmpty()) {
+                text.append('&');
+            }
+            text.append(encode(name)).append('=').append(encode(value));
+            return this;
+        }
+
+        @Override
+        public String toString() {
+            return text.toString();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package com.payments.psp.stripe;
+
+import com.payments.psp.port.WebhookRejectedException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Checks Stripe's {@code Stripe-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]}: a {@code v1} must equal
+ * HMAC-SHA256(secret, t + "." + raw body) for one of our secrets (two while we roll ours; Stripe sends one {@code v1}
+ * per secret while it rolls), compared in constant time, and {@code t} must be within the tolerance of our clock.
+ * Other schemes ({@code v0}) are ignored.
+ */
+final class StripeSignature {
+
+    private final List<SecretKeySpec> secrets;
+    private final Duration tolerance;
+    private final Clock clock;
+
+    StripeSignature(List<String> secrets, Duration tolerance, Clock clock) {
+        this.secrets = secrets.stream()
+                .filter(s -> s != null && !s.isBlank())
+                .map(s -> new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256"))
+                .toList();
+        this.tolerance = tolerance;
+        this.clock = clock;
+    }
+
+    void verify(String header, byte[] body) {
+        if (secrets.isEmpty()) {
+            throw new WebhookRejectedException("no webhook secret is configured");
+        }
+        if (header == null || header.isBlank()) {
+            throw new WebhookRejectedException("missing Stripe-Signature header");
+        }
+        Long timestamp = null;
+        List<byte[]> signatures = new ArrayList<>();
+        for (String part : header.split(",")) {
+            int eq = part.indexOf('=');
+            if (eq <= 0) {
+                continue;
+            }
+            String name = part.substring(0, eq).trim();
+            String value = part.substring(eq + 1).trim();
+            if (name.equals("t")) {
+                try {
+                    timestamp = Long.parseLong(value);
+                } catch (NumberFormatException e) {
+                    throw new WebhookRejectedException("unreadable timestamp in Stripe-Signature");
+                }
+            } else if (name.equals("v1") && value.length() == 64) {
+                try {
+                    signatures.add(HexFormat.of().parseHex(value));
+                } catch (IllegalArgumentException e) {
+                    // not hex: not a signature of ours, ignore it like an unknown scheme
+                }
+            }
+        }
+        if (timestamp == null) {
+            throw new WebhookRejectedException("no timestamp in Stripe-Signature");
+        }
+        if (signatures.isEmpty()) {
+            throw new WebhookRejectedException("no v1 signature in Stripe-Signature");
+        }
+        long now = clock.instant().getEpochSecond();
+        if (Math.abs(now - timestamp) > tolerance.toSeconds()) {
+            throw new WebhookRejectedException("Stripe-Signature timestamp outside the tolerance");
+        }
+        byte[] prefix = (timestamp + ".").getBytes(StandardCharsets.US_ASCII);
+        for (SecretKeySpec secret : secrets) {
+            byte[] expected = hmac(secret, prefix, body);
+            for (byte[] signature : signatures) {
+                if (MessageDigest.isEqual(expected, signature)) {
+                    return;
+                }
+            }
+        }
+        throw new WebhookRejectedException("no Stripe-Signature v1 matches");
+    }
+
+    private static byte[] hmac(SecretKeySpec secret, byte[] prefix, byte[] body) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(secret);
+            mac.update(prefix);
+            return mac.doFinal(body);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

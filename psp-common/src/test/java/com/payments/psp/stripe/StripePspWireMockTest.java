@@ -1,0 +1,274 @@
+package com.payments.psp.stripe;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.absent;
+import static com.github.tomakehurst.wiremock.client.WireMock.containing;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.PspLimitSettings;
+import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.ChargeRequest;
+import com.payments.psp.port.ChargeResult;
+import com.payments.psp.port.RefundRequest;
+import com.payments.psp.port.RefundResult;
+import com.payments.psp.port.SettlementLine;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The corner cases the sandbox's Stripe mode does not reach, stubbed with WireMock on loopback. */
+class StripePspWireMockTest {
+
+    static final Duration WAIT = Duration.ofSeconds(15);
+    static Vertx vertx;
+    WireMockServer stripe;
+    SimpleMeterRegistry registry;
+    StripePsp psp;
+
+    @BeforeAll
+    static void startVertx() {
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stopVertx() {
+        vertx.closeAndAwait();
+    }
+
+    @BeforeEach
+    void start() {
+        stripe = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+        stripe.start();
+        registry = new SimpleMeterRegistry();
+        psp = adapter(URI.create("http://127.0.0.1:" + stripe.port()), null);
+    }
+
+    @AfterEach
+    void stop() {
+        psp.close();
+        stripe.stop();
+    }
+
+    StripePsp adapter(URI base, PspConcurrencyLimit limit) {
+        StripeSettings settings = new StripeSettings(
+                base,
+                "sk_test_wiremock",
+                List.of("whsec_wm"),
+                StripeSettings.PINNED_API_VERSION,
+                Duration.ofMillis(400),
+                Duration.ofMinutes(5),
+                2,
+                Duration.ofMillis(20),
+                Duration.ofHours(23),
+                Duration.ofHours(1),
+                16);
+        return new StripePsp(vertx, settings, limit, registry, Clock.systemUTC());
+    }
+
+    static String intent(String status) {
+        return "{\"id\":\"pi_wm\",\"object\":\"payment_intent\",\"status\":\"" + status + "\",\"amount\":100}";
+    }
+
+    static ChargeResult await(Uni<ChargeResult> uni) {
+        return uni.await().atMost(WAIT);
+    }
+
+    static ChargeRequest charge(String paymentId) {
+        return new ChargeRequest(paymentId, 2500, "EUR", "tok_visa");
+    }
+
+    @Test
+    void a429IsRetriedWithBackoffAndTheSameKeyAndRequest() {
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .inScenario("rate limit")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(429).withBody("{\"error\":{\"code\":\"rate_limit\"}}"))
+                .willSetStateTo("limited once"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .inScenario("rate limit")
+                .whenScenarioStateIs("limited once")
+                .willReturn(aResponse().withStatus(429))
+                .willSetStateTo("limited twice"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .inScenario("rate limit")
+                .whenScenarioStateIs("limited twice")
+                .willReturn(aResponse().withStatus(200).withBody(intent("succeeded"))));
+
+        assertThat(await(psp.charge(charge("pay-1")))).isEqualTo(ChargeResult.captured("pi_wm"));
+        stripe.verify(
+                3,
+                postRequestedFor(urlEqualTo("/v1/payment_intents"))
+                        .withHeader("Idempotency-Key", equalTo("pay-1"))
+                        .withHeader("Authorization", equalTo("Bearer sk_test_wiremock"))
+                        .withHeader("Stripe-Version", equalTo(StripeSettings.PINNED_API_VERSION))
+                        .withHeader("Content-Type", containing("application/x-www-form-urlencoded"))
+                        .withRequestBody(containing("metadata%5Bpayment_id%5D=pay-1"))
+                        .withRequestBody(containing("confirm=true"))
+                        .withRequestBody(containing("payment_method_data%5Bcard%5D%5Btoken%5D=tok_visa")));
+        assertThat(registry.find("psp.calls")
+                        .tags("provider", "stripe", "call", "charge", "outcome", "captured")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void processingAServerErrorAndASlowAnswerAreUnknown() {
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .withHeader("Idempotency-Key", equalTo("processing"))
+                .willReturn(aResponse().withStatus(200).withBody(intent("processing"))));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .withHeader("Idempotency-Key", equalTo("down"))
+                .willReturn(aResponse().withStatus(503).withBody("upstream gone")));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .withHeader("Idempotency-Key", equalTo("slow"))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody(intent("succeeded"))
+                        .withFixedDelay(2_000)));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .withHeader("Idempotency-Key", equalTo("badkey"))
+                .willReturn(aResponse()
+                        .withStatus(401)
+                        .withBody("{\"error\":{\"type\":\"invalid_request_error\",\"message\":\"Invalid API Key\"}}")));
+
+        assertThat(await(psp.charge(charge("processing")))).isEqualTo(ChargeResult.unknown("pi_wm", "processing"));
+        assertThat(await(psp.charge(charge("down")))).isEqualTo(ChargeResult.unknown(null, "http_503"));
+        assertThat(await(psp.charge(charge("slow")))).isEqualTo(ChargeResult.unknown(null, "timeout"));
+        assertThat(await(psp.charge(charge("badkey")))).isEqualTo(ChargeResult.attention(null, "http_401"));
+    }
+
+    @Test
+    void aRefusedConnectionIsUnknownNeverDeclined() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        StripePsp nowhere = adapter(URI.create("http://127.0.0.1:" + closedPort), null);
+        try {
+            assertThat(await(nowhere.charge(charge("pay-2")))).isEqualTo(ChargeResult.unknown(null, "connect_failed"));
+        } finally {
+            nowhere.close();
+        }
+    }
+
+    @Test
+    void aSaturatedLimitFailsWithoutSending() {
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody(intent("succeeded"))
+                        .withFixedDelay(300)));
+        PspConcurrencyLimit one =
+                new PspConcurrencyLimit(new PspLimitSettings(1, 1, 1, 0, Duration.ZERO), registry, "wm.psp");
+        StripePsp limited = adapter(URI.create("http://127.0.0.1:" + stripe.port()), one);
+        try {
+            Uni<ChargeResult> first = limited.charge(charge("first")).memoize().indefinitely();
+            first.subscribe().with(r -> {});
+            assertThatThrownBy(() -> await(limited.charge(charge("second")))).isInstanceOf(PspSaturatedException.class);
+            assertThat(await(first).status()).isEqualTo(ChargeResult.Status.CAPTURED);
+            stripe.verify(
+                    0,
+                    postRequestedFor(urlEqualTo("/v1/payment_intents"))
+                            .withHeader("Idempotency-Key", equalTo("second")));
+        } finally {
+            limited.close();
+        }
+    }
+
+    @Test
+    void refundStatusesAndAReusedKey() {
+        stripe.stubFor(post(urlEqualTo("/v1/refunds"))
+                .withHeader("Idempotency-Key", equalTo("ref-canceled"))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("{\"id\":\"re_1\",\"object\":\"refund\",\"status\":\"canceled\"}")));
+        stripe.stubFor(post(urlEqualTo("/v1/refunds"))
+                .withHeader("Idempotency-Key", equalTo("ref-action"))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("{\"id\":\"re_2\",\"object\":\"refund\",\"status\":\"requires_action\"}")));
+        stripe.stubFor(post(urlEqualTo("/v1/refunds"))
+                .withHeader("Idempotency-Key", equalTo("ref-reused"))
+                .willReturn(aResponse()
+                        .withStatus(400)
+                        .withBody("{\"error\":{\"type\":\"idempotency_error\",\"message\":\"Keys for idempotent"
+                                + " requests can only be used with the same parameters\"}}")));
+
+        assertThat(refund("ref-canceled")).isEqualTo(RefundResult.of(RefundResult.Status.FAILED, "re_1", "canceled"));
+        assertThat(refund("ref-action")).isEqualTo(RefundResult.of(RefundResult.Status.PENDING, "re_2", null));
+        assertThat(refund("ref-reused")).isEqualTo(RefundResult.attention(null, "idempotency_error"));
+        stripe.verify(postRequestedFor(urlEqualTo("/v1/refunds"))
+                .withRequestBody(containing("payment_intent=pi_wm"))
+                .withRequestBody(containing("metadata%5Brefund_id%5D=ref-canceled")));
+    }
+
+    private RefundResult refund(String refundId) {
+        return psp.refund(new RefundRequest(refundId, "pay-1", "pi_wm", 500, "EUR"))
+                .await()
+                .atMost(WAIT);
+    }
+
+    @Test
+    void balanceTransactionsArePagedWithStartingAfterUntilHasMoreIsFalse() {
+        String charge = "{\"id\":\"txn_1\",\"object\":\"balance_transaction\",\"amount\":2500,\"fee\":103,"
+                + "\"currency\":\"eur\",\"created\":1930003300,\"reporting_category\":\"charge\",\"source\":{\"id\":"
+                + "\"ch_1\",\"object\":\"charge\",\"payment_intent\":{\"id\":\"pi_1\",\"metadata\":{\"payment_id\":"
+                + "\"pay-1\"}}}}";
+        String payout = "{\"id\":\"txn_2\",\"object\":\"balance_transaction\",\"amount\":-2397,\"fee\":0,"
+                + "\"currency\":\"eur\",\"created\":1930003301,\"reporting_category\":\"payout\",\"source\":\"po_1\"}";
+        String fee = "{\"id\":\"txn_3\",\"object\":\"balance_transaction\",\"amount\":-500,\"fee\":0,"
+                + "\"currency\":\"eur\",\"created\":1930003302,\"reporting_category\":\"fee\",\"source\":null}";
+        stripe.stubFor(get(urlPathEqualTo("/v1/balance_transactions"))
+                .withQueryParam("starting_after", absent())
+                .withQueryParam("created[gte]", equalTo("1930003200"))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("{\"object\":\"list\",\"has_more\":true,\"data\":[" + charge + "," + payout + "]}")));
+        stripe.stubFor(get(urlPathEqualTo("/v1/balance_transactions"))
+                .withQueryParam("starting_after", equalTo("txn_2"))
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("{\"object\":\"list\",\"has_more\":false,\"data\":[" + fee + "]}")));
+
+        List<SettlementLine> lines = psp.settlementLines(LocalDate.parse("2031-02-28"))
+                .collect()
+                .asList()
+                .await()
+                .atMost(WAIT);
+        assertThat(lines)
+                .containsExactly(
+                        new SettlementLine(
+                                "ch_1",
+                                "CHARGE",
+                                "pay-1",
+                                2500,
+                                103,
+                                "EUR",
+                                java.time.Instant.ofEpochSecond(1930003300)),
+                        new SettlementLine(
+                                "txn_3", "FEE", null, 500, 0, "EUR", java.time.Instant.ofEpochSecond(1930003302)));
+    }
+}
