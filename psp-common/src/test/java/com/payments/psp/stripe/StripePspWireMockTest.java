@@ -72,12 +72,17 @@ class StripePspWireMockTest {
     }
 
     StripePsp adapter(URI base, PspConcurrencyLimit limit) {
+        return adapter(base, limit, Duration.ofSeconds(10));
+    }
+
+    /** A generous call timeout by default: the first answers of a fresh WireMock are slow on a loaded machine. */
+    StripePsp adapter(URI base, PspConcurrencyLimit limit, Duration callTimeout) {
         StripeSettings settings = new StripeSettings(
                 base,
                 "sk_test_wiremock",
                 List.of("whsec_wm"),
                 StripeSettings.PINNED_API_VERSION,
-                Duration.ofMillis(400),
+                callTimeout,
                 Duration.ofMinutes(5),
                 2,
                 Duration.ofMillis(20),
@@ -147,7 +152,7 @@ class StripePspWireMockTest {
                 .willReturn(aResponse()
                         .withStatus(200)
                         .withBody(intent("succeeded"))
-                        .withFixedDelay(2_000)));
+                        .withFixedDelay(5_000)));
         stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
                 .withHeader("Idempotency-Key", equalTo("badkey"))
                 .willReturn(aResponse()
@@ -156,7 +161,12 @@ class StripePspWireMockTest {
 
         assertThat(await(psp.charge(charge("processing")))).isEqualTo(ChargeResult.unknown("pi_wm", "processing"));
         assertThat(await(psp.charge(charge("down")))).isEqualTo(ChargeResult.unknown(null, "http_503"));
-        assertThat(await(psp.charge(charge("slow")))).isEqualTo(ChargeResult.unknown(null, "timeout"));
+        StripePsp impatient = adapter(URI.create("http://127.0.0.1:" + stripe.port()), null, Duration.ofMillis(1500));
+        try {
+            assertThat(await(impatient.charge(charge("slow")))).isEqualTo(ChargeResult.unknown(null, "timeout"));
+        } finally {
+            impatient.close();
+        }
         assertThat(await(psp.charge(charge("badkey")))).isEqualTo(ChargeResult.attention(null, "http_401"));
     }
 

@@ -48,7 +48,7 @@ public interface SandboxConfig {
         @WithDefault("24h")
         Duration idempotencyKeyTtl();
 
-        /** A new or changed PaymentIntent becomes visible to search this long after it was written (real time). */
+        /** A new PaymentIntent becomes visible to search this long after it was written, on the sandbox clock. */
         @WithDefault("1s")
         Duration searchDelay();
 

@@ -96,7 +96,6 @@ public class StripeService {
         final Map<String, String> metadata;
         final long created;
         final Instant at;
-        final long searchableAtNanos;
         final String status;
         final String declineCode;
         final AtomicLong refunded = new AtomicLong();
@@ -112,7 +111,6 @@ public class StripeService {
                 Behaviour behaviour,
                 Map<String, String> metadata,
                 Instant at,
-                long searchableAtNanos,
                 String status,
                 String declineCode) {
             this.id = id;
@@ -124,7 +122,6 @@ public class StripeService {
             this.metadata = metadata;
             this.created = at.getEpochSecond();
             this.at = at;
-            this.searchableAtNanos = searchableAtNanos;
             this.status = status;
             this.declineCode = declineCode;
         }
@@ -228,7 +225,7 @@ public class StripeService {
     private final Vertx vertx;
     private final long timeoutDelayMs;
     private final Duration keyTtl;
-    private final long searchDelayNanos;
+    private final Duration searchDelay;
     private final long refundFailureDelayMs;
     private final long disputeFee;
     private final long discrepancySeed;
@@ -251,7 +248,7 @@ public class StripeService {
         this.vertx = vertx;
         this.timeoutDelayMs = config.timeoutDelay().toMillis();
         this.keyTtl = config.stripe().idempotencyKeyTtl();
-        this.searchDelayNanos = config.stripe().searchDelay().toNanos();
+        this.searchDelay = config.stripe().searchDelay();
         this.refundFailureDelayMs =
                 Math.max(1, config.stripe().refundFailureDelay().toMillis());
         this.disputeFee = config.stripe().disputeFee();
@@ -373,7 +370,6 @@ public class StripeService {
         String method = paymentMethod(params);
         Map<String, String> metadata = params.metadata();
         Instant now = clock.now();
-        long searchable = System.nanoTime() + searchDelayNanos;
         if (!"true".equals(params.get("confirm"))) {
             Intent intent = new Intent(
                     PspService.newId("pi_"),
@@ -384,7 +380,6 @@ public class StripeService {
                     null,
                     metadata,
                     now,
-                    searchable,
                     method == null ? "requires_payment_method" : "requires_confirmation",
                     null);
             intents.put(intent.id, intent);
@@ -403,17 +398,7 @@ public class StripeService {
                 : behaviour == Behaviour.REQUIRE_ACTION ? "requires_action" : "succeeded";
         String chargeId = behaviour == Behaviour.REQUIRE_ACTION ? null : PspService.newId("ch_");
         Intent intent = new Intent(
-                PspService.newId("pi_"),
-                chargeId,
-                amount,
-                currency,
-                pm,
-                behaviour,
-                metadata,
-                now,
-                searchable,
-                status,
-                declineCode);
+                PspService.newId("pi_"), chargeId, amount, currency, pm, behaviour, metadata, now, status, declineCode);
         intents.put(intent.id, intent);
         if (chargeId != null) {
             intentsByCharge.put(chargeId, intent);
@@ -464,7 +449,7 @@ public class StripeService {
     /**
      * {@code GET /v1/payment_intents/search}: clauses {@code metadata['k']:'v'} and {@code status:'s'} joined by
      * {@code AND}. Like Stripe's, the index lags: an intent is found only {@code psp.stripe.search-delay} after it
-     * was written.
+     * was written, on the sandbox clock (freeze it to hold an intent out of the index).
      */
     public Reply searchIntents(StripeParams params) {
         String query = params.get("query");
@@ -488,10 +473,10 @@ public class StripeService {
         if (limit < 0) {
             return StripeErrors.invalid("parameter_invalid_integer", "limit must be between 1 and 100.", "limit");
         }
-        long now = System.nanoTime();
+        Instant now = clock.now();
         List<Intent> found = new ArrayList<>();
         for (Intent intent : intents.values()) {
-            if (now - intent.searchableAtNanos >= 0 && clauses.stream().allMatch(c -> c.test(intent))) {
+            if (!now.isBefore(intent.at.plus(searchDelay)) && clauses.stream().allMatch(c -> c.test(intent))) {
                 found.add(intent);
             }
         }
