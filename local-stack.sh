@@ -124,7 +124,7 @@ start() { # NAME PORT READY_PORT [java args...] (READY_PORT: where /q/health/rea
 }
 
 log "migrating the schema (payments-api as the migration Job)"
-QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true \
+QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_DB_REQUIRE_APPLICATION_ROLE=true \
   QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="$PAYMENTS_PG_PASSWORD" \
   "$JAVA" -jar "$(jar payments-api)" >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
 

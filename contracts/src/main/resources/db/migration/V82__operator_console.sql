@@ -38,5 +38,12 @@ CREATE TRIGGER operator_audit_no_truncate BEFORE TRUNCATE ON operator_audit
 
 -- What the services' login may do (V79, docs/deployment.md "Database roles"): sessions are created, ended and purged;
 -- the audit trail is insert-only.
-GRANT SELECT, INSERT, UPDATE, DELETE ON console_sessions TO payments_app;
-GRANT SELECT, INSERT                 ON operator_audit   TO payments_app;
+-- Only where the role exists (V79: a single-login database has none).
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'payments_app') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON console_sessions TO payments_app;
+        GRANT SELECT, INSERT                 ON operator_audit   TO payments_app;
+    END IF;
+END
+$$;
