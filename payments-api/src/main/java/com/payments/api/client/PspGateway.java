@@ -4,8 +4,11 @@ import com.payments.api.service.ApiMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpClosedException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.util.UUID;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
@@ -42,6 +45,12 @@ public class PspGateway {
         String reference = paymentId.toString();
         long start = System.nanoTime();
         return client.charge(reference, new PspChargeRequest(reference, amount, currency, source))
+                // Once more at once, with the same idempotency key: the PSP answers a repeated key with its first
+                // result, so this never charges twice. Inside the circuit breaker, so a pooled connection that the PSP
+                // had just closed is no PSP failure.
+                .onFailure(PspGateway::closedBeforeAnswer)
+                .retry()
+                .atMost(1)
                 .map(response -> toResult(response.getStatus(), body(response)))
                 .onItemOrFailure()
                 .invoke((result, failure) -> metrics.pspLatency(
@@ -85,6 +94,25 @@ public class PspGateway {
      * True when the failure proves the PSP never received the charge (so the payment may be dropped): the circuit was
      * open, the instance's PSP limit was saturated ({@link PspSaturatedException}), or no connection could be made.
      */
+    /**
+     * The connection closed before any answer: typically a kept-alive connection the PSP closed as the request went
+     * out on it (servers close idle connections at will). A timeout is not this: the PSP may still be working.
+     */
+    static boolean closedBeforeAnswer(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof HttpClosedException
+                    || (t instanceof IOException
+                            && !(t instanceof ConnectException)
+                            && !(t instanceof InterruptedIOException))) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
     public static boolean neverSent(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof CircuitBreakerOpenException
