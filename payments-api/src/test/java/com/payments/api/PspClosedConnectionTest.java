@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 class PspClosedConnectionTest {
     static final int CAPTURES = 30;
 
-    @ConfigProperty(name = "psp.url")
+    @ConfigProperty(name = "closing-psp.url")
     String pspUrl;
 
     @Test
@@ -107,7 +107,9 @@ class PspClosedConnectionTest {
             } catch (Exception e) {
                 throw new IllegalStateException("Cannot start the closing PSP", e);
             }
-            return Map.of("psp.url", "http://127.0.0.1:" + port);
+            // The REST client's URL itself: a global test resource of other classes (the sandbox) sets psp.url.
+            String url = "http://127.0.0.1:" + port;
+            return Map.of("quarkus.rest-client.psp.url", url, "closing-psp.url", url);
         }
 
         @Override
