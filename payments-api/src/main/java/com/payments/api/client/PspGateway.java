@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Timeout;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
@@ -112,25 +113,25 @@ public class PspGateway {
      * out on it (servers close idle connections at will). A timeout is not this: the PSP may still be working.
      */
     static boolean closedBeforeAnswer(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof HttpClosedException
-                    || (t instanceof IOException
-                            && !(t instanceof ConnectException)
-                            && !(t instanceof InterruptedIOException))) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return anyCause(
+                failure,
+                t -> t instanceof HttpClosedException
+                        || (t instanceof IOException
+                                && !(t instanceof ConnectException)
+                                && !(t instanceof InterruptedIOException)));
     }
 
     public static boolean neverSent(Throwable failure) {
+        return anyCause(
+                failure,
+                t -> t instanceof CircuitBreakerOpenException
+                        || t instanceof PspSaturatedException
+                        || t instanceof ConnectException);
+    }
+
+    private static boolean anyCause(Throwable failure, Predicate<Throwable> test) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof CircuitBreakerOpenException
-                    || t instanceof PspSaturatedException
-                    || t instanceof ConnectException) {
+            if (test.test(t)) {
                 return true;
             }
             if (t.getCause() == t) {
