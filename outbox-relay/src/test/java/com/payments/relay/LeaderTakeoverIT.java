@@ -153,7 +153,8 @@ class LeaderTakeoverIT {
         String body = client.send(request, HttpResponse.BodyHandlers.ofString()).body();
         for (String line : body.split("\n")) {
             if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                String sample = line.contains(" # ") ? line.substring(0, line.indexOf(" # ")) : line; // exemplar
+                return (long) Double.parseDouble(sample.substring(sample.lastIndexOf(' ') + 1));
             }
         }
         return 0;

@@ -485,6 +485,7 @@ class ResolverTest {
         return metrics.lines()
                 .filter(line -> line.startsWith(prefix))
                 .findFirst()
+                .map(line -> line.contains(" # ") ? line.substring(0, line.indexOf(" # ")) : line) // exemplar
                 .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
                 .orElse(-1.0);
     }

@@ -121,9 +121,19 @@ class RefundsMetricsTest {
             if (line.isBlank() || line.startsWith("#")) {
                 continue;
             }
-            int space = line.lastIndexOf(' ');
-            series.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+            String sample = withoutExemplar(line);
+            int space = sample.lastIndexOf(' ');
+            series.put(sample.substring(0, space), Double.parseDouble(sample.substring(space + 1)));
         }
         return series;
+    }
+
+    /**
+     * The sample without its exemplar ({@code value # {trace_id=…} value timestamp}), which the OpenMetrics answer
+     * carries for counters and histograms while tracing is on.
+     */
+    private static String withoutExemplar(String line) {
+        int exemplar = line.indexOf(" # ");
+        return exemplar < 0 ? line : line.substring(0, exemplar);
     }
 }
