@@ -9,7 +9,10 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Tracing is off unless an OTLP endpoint is configured; an explicit quarkus.otel.sdk.disabled wins. */
+/**
+ * Tracing is off unless an OTLP endpoint is configured; an explicit quarkus.otel.sdk.disabled wins, also over the
+ * runtime default Quarkus recorded at build time (a source of the lowest ordinal).
+ */
 class TracingSwitchTest {
 
     @Test
@@ -18,11 +21,11 @@ class TracingSwitchTest {
     }
 
     @Test
-    void leftToQuarkusWithAnEndpoint() {
+    void onWithAnEndpoint() {
         assertThat(sdkDisabled(Map.of("quarkus.otel.exporter.otlp.endpoint", "http://collector:4317")))
-                .isEmpty();
+                .contains(false);
         assertThat(sdkDisabled(Map.of("quarkus.otel.exporter.otlp.traces.endpoint", "http://collector:4318")))
-                .isEmpty();
+                .contains(false);
     }
 
     @Test
@@ -38,6 +41,17 @@ class TracingSwitchTest {
                         "quarkus.otel.sdk.disabled", "true",
                         "quarkus.otel.exporter.otlp.endpoint", "http://collector:4317")))
                 .contains(true);
+    }
+
+    @Test
+    void onWithAnEndpointOverTheDefaultRecordedAtBuildTime() {
+        SmallRyeConfig config = new SmallRyeConfigBuilder()
+                .withSources(new PropertiesConfigSource(
+                        Map.of("quarkus.otel.exporter.otlp.endpoint", "http://collector:4317"), "env", 300))
+                .withSources(new PropertiesConfigSource(Map.of(TracingSwitch.SDK_DISABLED, "true"), "build", 0))
+                .withSources(new TracingSwitch())
+                .build();
+        assertThat(config.getValue(TracingSwitch.SDK_DISABLED, Boolean.class)).isFalse();
     }
 
     private static Optional<Boolean> sdkDisabled(Map<String, String> properties) {
