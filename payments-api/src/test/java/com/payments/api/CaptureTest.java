@@ -171,7 +171,7 @@ class CaptureTest {
         capture(KEY_A, key, body(orderId, 500, "USD", "tok_visa")).then().statusCode(422);
         capture(KEY_A, key, body(orderId + "x", 500, "EUR", "tok_visa")).then().statusCode(422);
 
-        assertThat(TestSupport.rowCounts(pool)).isEqualTo(before);
+        assertThat(TestSupport.rowCounts(pool)).isEqualTo(TestSupport.plusReplays(before, 3));
     }
 
     @Test
@@ -192,7 +192,7 @@ class CaptureTest {
         Response canonical = capture(KEY_A, key, reordered);
         canonical.then().statusCode(201).header("Idempotent-Replayed", "true");
         assertThat(canonical.asByteArray()).isEqualTo(first.asByteArray());
-        assertThat(TestSupport.rowCounts(pool)).isEqualTo(before);
+        assertThat(TestSupport.rowCounts(pool)).isEqualTo(TestSupport.plusReplays(before, 2));
     }
 
     @Test

@@ -49,6 +49,16 @@ final class TestSupport {
 
     private static boolean warm;
 
+    /**
+     * The row counts {@code before} with {@code replays} more rows in {@code idempotency_replays}: a replayed, in
+     * progress or mismatched use of a key changes nothing but is recorded there for the operator console's story.
+     */
+    static Map<String, Long> plusReplays(Map<String, Long> before, long replays) {
+        Map<String, Long> expected = new LinkedHashMap<>(before);
+        expected.merge("idempotency_replays", replays, Long::sum);
+        return expected;
+    }
+
     private TestSupport() {}
 
     /**
