@@ -296,7 +296,7 @@ class RefundTest {
         Response otherPath = refund(KEY_A, otherPayment, key, "{\"amount\":1000,\"reason\":\"damaged\"}");
         otherPath.then().statusCode(422);
         assertThat(otherPath.<String>path("code")).isEqualTo("idempotency_key_reused");
-        assertThat(rowCounts(pool)).isEqualTo(TestSupport.plusReplays(before, 1));
+        assertThat(rowCounts(pool)).isEqualTo(before);
         assertThat(refundedAmount(otherPayment)).isZero();
     }
 
@@ -312,7 +312,7 @@ class RefundTest {
         Response reused = refund(KEY_A, paymentId, key, "{\"amount\":500}");
         reused.then().statusCode(422).contentType("application/problem+json");
         assertThat(reused.<String>path("code")).isEqualTo("idempotency_key_reused");
-        assertThat(rowCounts(pool)).isEqualTo(TestSupport.plusReplays(before, 1));
+        assertThat(rowCounts(pool)).isEqualTo(before);
         assertThat(refundedAmount(paymentId)).isZero();
         // the payment's key is untouched: it still replays the payment
         Response replay = capture(KEY_A, key, captureBody);
