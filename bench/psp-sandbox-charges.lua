@@ -1,22 +1,15 @@
 -- wrk script: POST /v1/charges with a unique Idempotency-Key (and reference) per request.
-local threads = {}
-local next_id = 1
-
-function setup(thread)
-  thread:set("tid", next_id)
-  next_id = next_id + 1
-  table.insert(threads, thread)
-end
+-- Args: <run prefix>
+local bench = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk-common.lua")
+setup = bench.setup
 
 function init(args)
-  counter = 0
-  prefix = (args[1] or "bench") .. "-" .. tid .. "-"
+  bench.init_keys(args[1])
   headers = { ["Content-Type"] = "application/json" }
 end
 
 function request()
-  counter = counter + 1
-  local key = prefix .. counter
+  local key = bench.next_key()
   headers["Idempotency-Key"] = key
   return wrk.format("POST", "/v1/charges", headers,
     '{"reference":"' .. key .. '","amount":1000,"currency":"EUR","source":"tok_visa"}')
