@@ -58,7 +58,7 @@ start_infra() {
   shift 2
   "$LIB_ROOT/mvnw" -B -q -ntp -f "$LIB_ROOT/pom.xml" -pl local-infra dependency:build-classpath \
     -Dmdep.outputFile="$dir/infra.classpath" >/dev/null || return 1
-  rm -f "$dir/infra.env"
+  : >"$dir/infra.env" # empty until LocalInfraMain writes it
   "$JAVA" -Xmx768m -cp "$LIB_ROOT/local-infra/target/classes:$(cat "$dir/infra.classpath")" com.payments.infra.LocalInfraMain \
     "$@" >"$dir/infra.env" 2>"$log" &
   STARTED_PID=$!
