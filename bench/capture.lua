@@ -5,15 +5,12 @@ setup = bench.setup
 
 function init(args)
   statuses = {}
-  bench.init_keys(args[2])
-  headers = bench.merchant_headers(args[1])
+  bench.init(args[2], bench.merchant_headers(args[1]))
 end
 
 function request()
   local key = bench.next_key()
-  headers["Idempotency-Key"] = key
-  return wrk.format("POST", "/v1/payments", headers,
-    '{"orderId":"' .. key .. '","amount":1999,"currency":"EUR","source":"tok_visa"}')
+  return bench.post("/v1/payments", key, '{"orderId":"' .. key .. '","amount":1999,"currency":"EUR","source":"tok_visa"}')
 end
 
 function response(status, headers, body)

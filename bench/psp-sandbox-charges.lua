@@ -4,13 +4,10 @@ local bench = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. 
 setup = bench.setup
 
 function init(args)
-  bench.init_keys(args[1])
-  headers = { ["Content-Type"] = "application/json" }
+  bench.init(args[1], { ["Content-Type"] = "application/json" })
 end
 
 function request()
   local key = bench.next_key()
-  headers["Idempotency-Key"] = key
-  return wrk.format("POST", "/v1/charges", headers,
-    '{"reference":"' .. key .. '","amount":1000,"currency":"EUR","source":"tok_visa"}')
+  return bench.post("/v1/charges", key, '{"reference":"' .. key .. '","amount":1000,"currency":"EUR","source":"tok_visa"}')
 end

@@ -5,15 +5,12 @@ local bench = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. 
 setup = bench.setup
 
 function init(args)
-  bench.init_keys(args[2])
-  headers = bench.merchant_headers(args[1])
+  bench.init(args[2], bench.merchant_headers(args[1]))
   payments = bench.lines(args[3])
   offset = tid * 7919
 end
 
 function request()
   local key, n = bench.next_key()
-  headers["Idempotency-Key"] = key
-  local payment = payments[((n + offset) % #payments) + 1]
-  return wrk.format("POST", "/v1/payments/" .. payment .. "/refunds", headers, '{"amount":1}')
+  return bench.post("/v1/payments/" .. payments[((n + offset) % #payments) + 1] .. "/refunds", key, '{"amount":1}')
 end

@@ -13,18 +13,25 @@ function M.setup(thread)
   table.insert(M.threads, thread)
 end
 
-local prefix, counter
+local prefix, counter, headers
 
--- In init(): keys are "<run>-<tid>-<n>" (run defaults to "bench").
-function M.init_keys(run)
+-- In init(): keys are "<run>-<tid>-<n>" (run defaults to "bench"); M.post sends the headers given.
+function M.init(run, request_headers)
   prefix = (run or "bench") .. "-" .. tid .. "-"
   counter = 0
+  headers = request_headers
 end
 
 -- The thread's next key and its number n (1, 2, ...).
 function M.next_key()
   counter = counter + 1
   return prefix .. counter, counter
+end
+
+-- A POST with the headers of M.init and the Idempotency-Key given.
+function M.post(path, key, body)
+  headers["Idempotency-Key"] = key
+  return wrk.format("POST", path, headers, body)
 end
 
 -- JSON requests authorised with a merchant's API key.
