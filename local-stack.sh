@@ -34,8 +34,6 @@ source "$ROOT/scripts/lib.sh"
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'local-stack: %s\n' "$*" >&2; exit 1; }
 
-port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 jar() { echo "$ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
 
 if [[ "${1:-}" == "events" ]]; then
@@ -70,7 +68,7 @@ if [[ -n "${PROMETHEUS:-}" ]]; then
   ports+=("$PROMETHEUS_PORT")
 fi
 for port in "${ports[@]}"; do
-  port_taken "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, PSP_PORT, *_MANAGEMENT_PORT or PROMETHEUS_PORT to move a service)"
+  port_open "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, PSP_PORT, *_MANAGEMENT_PORT or PROMETHEUS_PORT to move a service)"
 done
 
 mkdir -p "$LOGS"
@@ -81,7 +79,6 @@ fi
 for module in psp-sandbox payments-api outbox-relay refunds-worker reconciler; do
   [[ -f $(jar $module) ]] || die "$(jar $module) is missing: run without SKIP_BUILD"
 done
-./mvnw -B -q -ntp -pl local-infra dependency:build-classpath -Dmdep.outputFile="$STATE/infra.classpath"
 
 PIDS=()
 cleanup() {
@@ -94,18 +91,8 @@ cleanup() {
 trap cleanup INT TERM EXIT
 
 log "starting PostgreSQL and Kafka"
-rm -f "$STATE/infra.env" "$STATE/ready"
-"$JAVA" -Xmx768m -cp "$ROOT/local-infra/target/classes:$(cat "$STATE/infra.classpath")" \
-  com.payments.infra.LocalInfraMain --database payments >"$STATE/infra.env" 2>"$LOGS/infra.log" &
-PIDS+=($!)
-deadline=$((SECONDS + 120))
-until grep -q '^# ready' "$STATE/infra.env" 2>/dev/null; do
-  kill -0 "${PIDS[0]}" 2>/dev/null || { tail -n 30 "$LOGS/infra.log" >&2; die "infrastructure failed to start"; }
-  ((SECONDS < deadline)) || die "infrastructure not up after 120 s (log: $LOGS/infra.log)"
-  sleep 0.5
-done
-# shellcheck disable=SC1091
-source "$STATE/infra.env"
+rm -f "$STATE/ready"
+start_infra "$STATE" "$LOGS/infra.log" --database payments || die "PostgreSQL and Kafka did not start"
 
 cat >"$STATE/env" <<ENV
 export QUARKUS_DATASOURCE_REACTIVE_URL='postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$PAYMENTS_PG_DATABASE'

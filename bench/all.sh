@@ -25,7 +25,7 @@ run() { # NAME SCRIPT...
 
 run capture bench/capture.sh
 run capture-sql bench/capture-sql.sh
-[[ -x bench/refund-reservations.sh ]] && run refunds bench/refund-reservations.sh
+run refunds bench/refund-reservations.sh
 run relay bench/relay.sh
 run reconcile bench/reconcile.sh
 run sandbox bench/psp-sandbox-charges.sh

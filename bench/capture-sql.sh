@@ -16,10 +16,8 @@ LOGDIR=$(mktemp -d /tmp/capture-sql-bench.XXXXXX)
 source bench/lib.sh
 [[ -n "${PAYMENTS_PG_HOST:-}" ]] || ./mvnw -B -q -pl local-infra -am compile >/dev/null
 start_postgres "$LOGDIR"
-export PGHOST=$PAYMENTS_PG_HOST PGPORT=${PAYMENTS_PG_PORT:-5432} PGUSER=${PAYMENTS_PG_USER:-postgres}
-export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
 DB=capture_sql_$(date +%s)
-psql -q -d postgres -c "CREATE DATABASE $DB" >/dev/null
+bench_database "$DB"
 for f in $(ls contracts/src/main/resources/db/migration/V*.sql | sort -V); do
   psql -q -v ON_ERROR_STOP=1 -d "$DB" -f "$f" >/dev/null
 done

@@ -1,30 +1,16 @@
 -- wrk script: POST /v1/payments with a unique Idempotency-Key and orderId per request.
 -- Args: <api key> <run prefix>
-local next_id = 1
-local threads = {}
-
-function setup(thread)
-  thread:set("tid", next_id)
-  next_id = next_id + 1
-  table.insert(threads, thread)
-end
+local bench = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk-common.lua")
+setup = bench.setup
 
 function init(args)
-  counter = 0
   statuses = {}
-  prefix = (args[2] or "bench") .. "-" .. tid .. "-"
-  headers = {
-    ["Content-Type"] = "application/json",
-    ["Authorization"] = "Bearer " .. args[1],
-  }
+  bench.init(args[2], bench.merchant_headers(args[1]))
 end
 
 function request()
-  counter = counter + 1
-  local key = prefix .. counter
-  headers["Idempotency-Key"] = key
-  return wrk.format("POST", "/v1/payments", headers,
-    '{"orderId":"' .. key .. '","amount":1999,"currency":"EUR","source":"tok_visa"}')
+  local key = bench.next_key()
+  return bench.post("/v1/payments", key, '{"orderId":"' .. key .. '","amount":1999,"currency":"EUR","source":"tok_visa"}')
 end
 
 function response(status, headers, body)
@@ -34,7 +20,7 @@ end
 -- One line "statuses: 201=N 202=M ..." summed over the threads, so that a non-2xx count is explained.
 function done(summary, latency, requests)
   local total = {}
-  for _, thread in ipairs(threads) do
+  for _, thread in ipairs(bench.threads) do
     for status, n in pairs(thread:get("statuses")) do
       total[status] = (total[status] or 0) + n
     end

@@ -32,33 +32,24 @@ API=http://127.0.0.1:$API_PORT
 API_MANAGEMENT=http://127.0.0.1:$API_MANAGEMENT_PORT
 PSP=http://127.0.0.1:$PSP_PORT
 
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  ./mvnw -B -q -pl payments-api,psp-sandbox,local-infra -am package -DskipTests
-fi
 source bench/lib.sh
+bench_build payments-api,psp-sandbox,local-infra
 ensure_wrk
 LOGDIR=$(mktemp -d /tmp/capture-bench.XXXXXX)
 start_postgres "$LOGDIR"
-PG_PORT=${PAYMENTS_PG_PORT:-5432}
-PG_USER=${PAYMENTS_PG_USER:-postgres}
 DB=bench_$(date +%s)
-PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres \
-  -c "CREATE DATABASE $DB" >/dev/null
+bench_database "$DB"
 
-java $PSP_OPTS -Dquarkus.http.port="$PSP_PORT" -Dquarkus.log.level=WARN -Dpsp.latency.fixed="${PSP_LATENCY_MS}ms" \
-  -jar psp-sandbox/target/quarkus-app/quarkus-run.jar >"$LOGDIR/psp.log" 2>&1 &
-PIDS+=($!)
+# shellcheck disable=SC2086
+start_jar "$LOGDIR/psp.log" "$PSP/q/health/ready" $PSP_OPTS -Dquarkus.http.port="$PSP_PORT" -Dquarkus.log.level=WARN \
+  -Dpsp.latency.fixed="${PSP_LATENCY_MS}ms" -jar psp-sandbox/target/quarkus-app/quarkus-run.jar || exit 1
 
 # The API migrates its fresh database at start (as the migration Job does) and then serves.
-QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
-QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
-QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
+# shellcheck disable=SC2086
 QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" PSP_URL="$PSP" \
-java $API_OPTS -Dquarkus.http.port="$API_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" \
-  -Dquarkus.log.level=WARN -jar payments-api/target/quarkus-app/quarkus-run.jar >"$LOGDIR/api.log" 2>&1 &
-PIDS+=($!)
-
-wait_http "$PSP/q/health/ready" 60 && wait_http "$API_MANAGEMENT/q/health/ready" 60 || exit 1
+start_jar "$LOGDIR/api.log" "$API_MANAGEMENT/q/health/ready" $API_OPTS -Dquarkus.http.port="$API_PORT" \
+  -Dquarkus.management.port="$API_MANAGEMENT_PORT" -Dquarkus.log.level=WARN \
+  -jar payments-api/target/quarkus-app/quarkus-run.jar || exit 1
 
 KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
   -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}' |
@@ -68,8 +59,7 @@ echo "== warm-up ($WARMUP, 16 connections)"
 wrk -t"$THREADS" -c16 -d"$WARMUP" -s bench/capture.lua "$API" -- "$KEY" warmup >/dev/null
 # The tables' first autovacuum and autoanalyze round, a minute into the load, stalled the first measured run
 # (docs/benchmarks.md): run it here, as a server that has been up for a while has long done it.
-PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" \
-  -c "VACUUM ANALYZE" >/dev/null
+psql -q -d "$DB" -c "VACUUM ANALYZE" >/dev/null
 
 DURABILITY=$(pg_durability "$DB")
 echo "machine: $(nproc) cores, load average $(cut -d" " -f1-3 /proc/loadavg); API_OPTS=$API_OPTS; PSP_OPTS=$PSP_OPTS"
@@ -99,6 +89,5 @@ for c in $CONNECTIONS_LIST; do
   echo "psp=${PSP_LATENCY_MS}ms pg=${DURABILITY%% *} connections=$c duration=$DURATION captures/s=$RATE p50=$P50 p99=$P99 requests=$TOTAL non-2xx=${NON2XX:-0} ($STATUSES; $BATCHES)"
 done
 
-CAPTURED=$(PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -tA -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" \
-  -c "SELECT count(*) FILTER (WHERE status = 'CAPTURED') || ' captured, ' || count(*) FILTER (WHERE status <> 'CAPTURED') || ' other, ' || (SELECT count(*) FROM ledger_transactions) || ' ledger transactions, ' || (SELECT count(*) FROM outbox) || ' outbox rows' FROM payments")
+CAPTURED=$(psql -tA -d "$DB" -c "SELECT count(*) FILTER (WHERE status = 'CAPTURED') || ' captured, ' || count(*) FILTER (WHERE status <> 'CAPTURED') || ' other, ' || (SELECT count(*) FROM ledger_transactions) || ' ledger transactions, ' || (SELECT count(*) FROM outbox) || ' outbox rows' FROM payments")
 echo "== database: $CAPTURED (logs in $LOGDIR)"

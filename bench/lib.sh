@@ -7,7 +7,14 @@ PIDS=()
 bench_cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap bench_cleanup EXIT
 
-ensure_wrk() {
+# bench_build MODULES: packages MODULES (comma-separated) and what they need, unless SKIP_BUILD=1 (then the jars are
+# used as they are).
+bench_build() {
+  [[ "${SKIP_BUILD:-0}" == 1 ]] && return
+  ./mvnw -B -q -ntp -pl "$1" -am package -DskipTests
+}
+
+ensure_wrk() { # wrk, the load generator (Debian package)
   command -v wrk >/dev/null && return
   apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
 }
@@ -23,12 +30,7 @@ start_postgres() { # LOGDIR
     start_durable_postgres "$logdir"
     return
   fi
-  ./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$logdir/infra.classpath" >/dev/null
-  java -Xmx512m -cp "local-infra/target/classes:$(cat "$logdir/infra.classpath")" com.payments.infra.LocalInfraMain \
-    >"$logdir/infra.out" 2>"$logdir/infra.log" &
-  PIDS+=($!)
-  for _ in $(seq 1 300); do grep -q PAYMENTS_PG_HOST "$logdir/infra.out" 2>/dev/null && break; sleep 0.2; done
-  eval "$(grep '^export PAYMENTS_PG' "$logdir/infra.out")"
+  start_infra "$logdir" "$logdir/infra.log" || exit 1
 }
 
 # A durable PostgreSQL 15 (default settings: fsync, synchronous_commit and full_page_writes on) in a fresh data
@@ -46,11 +48,21 @@ start_durable_postgres() { # LOGDIR
   export PAYMENTS_PG_HOST=127.0.0.1 PAYMENTS_PG_PORT=$port PAYMENTS_PG_USER=postgres PAYMENTS_PG_PASSWORD=
 }
 
+# bench_database NAME: creates database NAME on the server of start_postgres (or PAYMENTS_PG_*); exports PGHOST,
+# PGPORT, PGUSER, PGPASSWORD (for psql) and QUARKUS_DATASOURCE_* (for the services) pointing at it.
+bench_database() {
+  export PGHOST=$PAYMENTS_PG_HOST PGPORT=${PAYMENTS_PG_PORT:-5432} PGUSER=${PAYMENTS_PG_USER:-postgres}
+  export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
+  psql -q -d postgres -c "CREATE DATABASE $1" >/dev/null
+  export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$1"
+  export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$1"
+  export QUARKUS_DATASOURCE_USERNAME=$PGUSER QUARKUS_DATASOURCE_PASSWORD=$PGPASSWORD
+}
+
 # How durable the server is, for the result lines: "durable" only with fsync and synchronous_commit on.
 pg_durability() { # DB
   local settings
-  settings=$(PGPASSWORD=${PAYMENTS_PG_PASSWORD:-} psql -tA -h "$PAYMENTS_PG_HOST" -p "${PAYMENTS_PG_PORT:-5432}" \
-    -U "${PAYMENTS_PG_USER:-postgres}" -d "$1" -c "SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit')")
+  settings=$(psql -tA -d "$1" -c "SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit')")
   if [[ "$settings" == "on on" ]]; then echo "durable PostgreSQL (fsync on, synchronous_commit on)"
   else echo "non-durable PostgreSQL (fsync ${settings% *}, synchronous_commit ${settings#* })"; fi
 }

@@ -1,23 +1,13 @@
 -- wrk script: POST /v1/charges with a unique Idempotency-Key (and reference) per request.
-local threads = {}
-local next_id = 1
-
-function setup(thread)
-  thread:set("tid", next_id)
-  next_id = next_id + 1
-  table.insert(threads, thread)
-end
+-- Args: <run prefix>
+local bench = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk-common.lua")
+setup = bench.setup
 
 function init(args)
-  counter = 0
-  prefix = (args[1] or "bench") .. "-" .. tid .. "-"
-  headers = { ["Content-Type"] = "application/json" }
+  bench.init(args[1], { ["Content-Type"] = "application/json" })
 end
 
 function request()
-  counter = counter + 1
-  local key = prefix .. counter
-  headers["Idempotency-Key"] = key
-  return wrk.format("POST", "/v1/charges", headers,
-    '{"reference":"' .. key .. '","amount":1000,"currency":"EUR","source":"tok_visa"}')
+  local key = bench.next_key()
+  return bench.post("/v1/charges", key, '{"reference":"' .. key .. '","amount":1000,"currency":"EUR","source":"tok_visa"}')
 end

@@ -18,19 +18,15 @@ JAVA_OPTS=${JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseParallelGC}
 JAR=psp-sandbox/target/quarkus-app/quarkus-run.jar
 BASE=http://127.0.0.1:$PORT
 
-if [[ "${SKIP_BUILD:-0}" != 1 || ! -f $JAR ]]; then
-  ./mvnw -B -q -f psp-sandbox/pom.xml package -DskipTests
-fi
-if ! command -v wrk >/dev/null; then
-  apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
+source bench/lib.sh
+bench_build psp-sandbox
+ensure_wrk
 
-source scripts/lib.sh
 LOG=$(mktemp /tmp/psp-sandbox-bench.XXXXXX.log)
-trap 'kill $STARTED_PID 2>/dev/null || true; wait $STARTED_PID 2>/dev/null || true' EXIT
 # shellcheck disable=SC2086
 start_jar "$LOG" "$BASE/q/health/ready" $JAVA_OPTS -Dquarkus.http.port="$PORT" -Dquarkus.log.level=WARN -jar "$JAR" ||
   exit 1
+PID=$STARTED_PID
 
 echo "== warm-up ($WARMUP)"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/psp-sandbox-charges.lua "$BASE" -- warmup >/dev/null

@@ -14,24 +14,14 @@ local function now_ms()
   return tonumber(tv.tv_sec) * 1000 + tonumber(tv.tv_usec) / 1000
 end
 
-local next_id = 1
-
-function setup(thread)
-  thread:set("tid", next_id)
-  next_id = next_id + 1
-end
+local bench = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk-common.lua")
+setup = bench.setup
 
 function init(args)
   sent = 0
   prefix = (args[2] or "bench") .. "-" .. tid .. "-"
-  headers = {
-    ["Content-Type"] = "application/json",
-    ["Authorization"] = "Bearer " .. args[1],
-  }
-  payments = {}
-  for line in io.lines(args[3]) do
-    payments[#payments + 1] = line
-  end
+  headers = bench.merchant_headers(args[1])
+  payments = bench.lines(args[3])
   threads = tonumber(args[4])
   local rate = tonumber(args[5])
   interval = rate > 0 and threads * 1000 / rate or 0

@@ -32,31 +32,16 @@ ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
 API=http://127.0.0.1:$API_PORT
 PSP=http://127.0.0.1:$PSP_PORT
 
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  ./mvnw -B -q -pl payments-api,outbox-relay,refunds-worker,psp-sandbox,local-infra -am package -DskipTests
-fi
 source bench/lib.sh
+bench_build payments-api,outbox-relay,refunds-worker,psp-sandbox,local-infra
 ensure_wrk
 LOGDIR=$(mktemp -d /tmp/refund-execution.XXXXXX)
 DB=bench_refund_exec_$(date +%s)
 
 # PostgreSQL (from PAYMENTS_PG_* or embedded) and an embedded Kafka broker, with the database created.
-./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$LOGDIR/infra.classpath" >/dev/null
-java -Xmx768m -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath")" com.payments.infra.LocalInfraMain \
-  --database "$DB" >"$LOGDIR/infra.env" 2>"$LOGDIR/infra.log" &
-PIDS+=($!)
-deadline=$((SECONDS + 120))
-until grep -q '^# ready' "$LOGDIR/infra.env" 2>/dev/null; do
-  kill -0 "${PIDS[-1]}" 2>/dev/null && ((SECONDS < deadline)) || { echo "infrastructure not up (logs in $LOGDIR)"; exit 1; }
-  sleep 0.2
-done
-source "$LOGDIR/infra.env"
-export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
-sql() { psql -q -tA -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" -d "$DB" -c "$1"; }
-
-export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
-export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
-export QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}"
+start_infra "$LOGDIR" "$LOGDIR/infra.log" || exit 1
+bench_database "$DB"
+sql() { psql -q -tA -d "$DB" -c "$1"; }
 export KAFKA_BOOTSTRAP_SERVERS="$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS" PSP_URL="$PSP"
 
 start() { # NAME PORT JAVA_OPTS JAR [more java args]; the management interface (health) on PORT + 10

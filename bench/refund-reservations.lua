@@ -1,30 +1,16 @@
 -- wrk script: POST /v1/payments/{id}/refunds of 1 minor unit with a unique Idempotency-Key, round-robin over the
 -- captured payments listed in a file (one id per line).
 -- Args: <api key> <run prefix> <payment id file>
-local next_id = 1
-
-function setup(thread)
-  thread:set("tid", next_id)
-  next_id = next_id + 1
-end
+local bench = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk-common.lua")
+setup = bench.setup
 
 function init(args)
-  counter = 0
-  prefix = (args[2] or "bench") .. "-" .. tid .. "-"
-  headers = {
-    ["Content-Type"] = "application/json",
-    ["Authorization"] = "Bearer " .. args[1],
-  }
-  payments = {}
-  for line in io.lines(args[3]) do
-    payments[#payments + 1] = line
-  end
+  bench.init(args[2], bench.merchant_headers(args[1]))
+  payments = bench.lines(args[3])
   offset = tid * 7919
 end
 
 function request()
-  counter = counter + 1
-  headers["Idempotency-Key"] = prefix .. counter
-  local payment = payments[((counter + offset) % #payments) + 1]
-  return wrk.format("POST", "/v1/payments/" .. payment .. "/refunds", headers, '{"amount":1}')
+  local key, n = bench.next_key()
+  return bench.post("/v1/payments/" .. payments[((n + offset) % #payments) + 1] .. "/refunds", key, '{"amount":1}')
 end

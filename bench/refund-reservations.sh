@@ -29,24 +29,17 @@ API_OPTS=${API_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}
 ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
 API=http://127.0.0.1:$API_PORT
 
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  ./mvnw -B -q -pl payments-api,local-infra -am package -DskipTests
-fi
 source bench/lib.sh
+bench_build payments-api,local-infra
 ensure_wrk
 LOGDIR=$(mktemp -d /tmp/refund-bench.XXXXXX)
 start_postgres "$LOGDIR"
-PG_PORT=${PAYMENTS_PG_PORT:-5432}
-PG_USER=${PAYMENTS_PG_USER:-postgres}
 DB=bench_refunds_$(date +%s)
-export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
-sql() { psql -q -tA -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$DB" -c "$1"; }
-psql -q -h "$PAYMENTS_PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -c "CREATE DATABASE $DB" >/dev/null
+bench_database "$DB"
+sql() { psql -q -tA -d "$DB" -c "$1"; }
 
 # The API migrates its fresh database at start (as the migration Job does) and then serves.
-QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
-QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PG_PORT/$DB" \
-QUARKUS_DATASOURCE_USERNAME="$PG_USER" QUARKUS_DATASOURCE_PASSWORD="${PAYMENTS_PG_PASSWORD:-}" \
+# shellcheck disable=SC2086
 QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" \
 start_jar "$LOGDIR/api.log" "http://127.0.0.1:$API_MANAGEMENT_PORT/q/health/ready" $API_OPTS \
   -Dquarkus.http.port="$API_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" -Dquarkus.log.level=WARN \

@@ -12,7 +12,7 @@
 #   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/PSP_PORT and
 #        API_MANAGEMENT_PORT/RELAY_MANAGEMENT_PORT/WORKER_MANAGEMENT_PORT (default 182xx),
 #        KEEP=1 (leave .local/fault-suite for inspection)
-# The jars must be built (./mvnw -B package -DskipTests, or one ./local-stack.sh run); then SKIP_BUILD=1 is used.
+# The jars must be built (./mvnw -B package -DskipTests, or one ./local-stack.sh run): the stack starts with SKIP_BUILD=1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -65,7 +65,6 @@ trap cleanup INT TERM EXIT
 for m in payments-api outbox-relay refunds-worker psp-sandbox reconciler; do
   [[ -f $m/target/quarkus-app/quarkus-run.jar ]] || die "$m is not built: ./mvnw -B package -DskipTests first"
 done
-[[ -f .local/infra.classpath ]] || die "missing .local/infra.classpath: run ./local-stack.sh once (it writes it)"
 say "starting the stack (./local-stack.sh, SKIP_BUILD=1, api :$API_PORT)"
 rm -f .local/ready
 SKIP_BUILD=1 ./local-stack.sh >"$OUT/stack.log" 2>&1 &
@@ -87,6 +86,8 @@ say "stack ready"
 # --- 2. Faults ----------------------------------------------------------------------------------------------
 FAULTS=0 INFRA_ERRORS=0
 pid_on_port() { ss -ltnpH "sport = :$1" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; }
+port_free() { [[ -z $(pid_on_port "$1") ]]; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
 restart() { # NAME PORT MANAGEMENT_PORT
   local name=$1 port=$2 management=$3 pid
   pid=$(pid_on_port "$port")
@@ -94,7 +95,7 @@ restart() { # NAME PORT MANAGEMENT_PORT
   kill -9 "$pid"
   FAULTS=$((FAULTS + 1))
   say "kill -9 $name (pid $pid)"
-  while [[ -n $(pid_on_port "$port") ]]; do sleep 0.2; done
+  poll 30 "" "free port $port" port_free "$port"
   if start_jar "$ROOT/.local/logs/$name.log" "http://127.0.0.1:$management/q/health/ready" \
     -Xmx384m -Dquarkus.http.port="$port" -Dquarkus.management.port="$management" \
     -jar "$name/target/quarkus-app/quarkus-run.jar"; then
@@ -110,8 +111,9 @@ restart() { # NAME PORT MANAGEMENT_PORT
 # in a user namespace (unshare -U) as the embedded server itself does, since PostgreSQL refuses to run as root.
 # Skipped with a note when the data directory is not on this machine (an external PAYMENTS_PG_* server).
 PG_DIR=
+pg_answers() { psql -X -q -t -A -d postgres -c 'SELECT 1' >/dev/null 2>&1; }
 pg_restart() {
-  local dir pid owner as=() opts until
+  local dir pid owner as=() opts
   dir=$(psql -X -q -t -A -d postgres -c 'SHOW data_directory' 2>/dev/null)
   if [[ -z $dir || ! -f $dir/postmaster.pid || ! -f $dir/postmaster.opts ]]; then
     say "PostgreSQL restart skipped: its data directory (${dir:-unknown}) is not on this machine"
@@ -123,21 +125,16 @@ pg_restart() {
   # postmaster.opts: the binary, then each argument in double quotes (xargs undoes the quoting, nothing is evaluated)
   mapfile -d '' opts < <(xargs printf '%s\0' <"$dir/postmaster.opts")
   kill -INT "$pid"
-  until=$((SECONDS + 60))
-  while kill -0 "$pid" 2>/dev/null; do
-    ((SECONDS < until)) || { say "PostgreSQL did not stop in 60 s"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
-    sleep 0.1
-  done
+  poll 60 "" "stop of PostgreSQL" gone "$pid" || { INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
   touch "$OUT/postgres.log" && chown "$owner" "$OUT/postgres.log"
   "${as[@]}" setsid "${opts[@]}" >>"$OUT/postgres.log" 2>&1 </dev/null &
   disown
   PG_DIR=$dir
   FAULTS=$((FAULTS + 1))
-  until=$((SECONDS + 60))
-  until psql -X -q -t -A -d postgres -c 'SELECT 1' >/dev/null 2>&1; do
-    ((SECONDS < until)) || { say "PostgreSQL did not come back in 60 s (log: $OUT/postgres.log)"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
-    sleep 0.2
-  done
+  if ! poll 60 "" "answer from the restarted PostgreSQL (log: $OUT/postgres.log)" pg_answers; then
+    INFRA_ERRORS=$((INFRA_ERRORS + 1))
+    return
+  fi
   say "PostgreSQL restarted (fast shutdown, same port and data directory $dir)"
 }
 # Kafka: the in-process broker of LocalInfraMain, stopped for DOWN seconds and started again on the same port through

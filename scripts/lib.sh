@@ -1,35 +1,40 @@
-# Shared by local-stack.sh, the bench scripts and the fault suite: source it. Readiness is what a service answers on
-# its health endpoint (or a file a script writes), never a line of log text.
+# Shared by local-stack.sh, the bench scripts, the fault suite and .ci/run: source it. Readiness is what a service
+# answers on its health endpoint (or a file a script writes), never a line of log text.
 
 JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
+LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) # the repository
 
-# wait_http URL [SECONDS [PID [LOG]]]: returns once URL answers 2xx. Returns 1, with a note on stderr (and the tail of
-# LOG), when SECONDS (default 120) pass first or PID exits.
-wait_http() {
-  local url=$1 deadline=$((SECONDS + ${2:-120})) pid=${3:-} log=${4:-}
-  until curl -fsS -o /dev/null --max-time 5 "$url" 2>/dev/null; do
+# poll SECONDS PID WHAT COMMAND...: runs COMMAND every 0.3 s until it succeeds. Returns 1, with a note on stderr, when
+# SECONDS pass first or PID (unless empty) exits.
+poll() {
+  local seconds=$1 pid=$2 what=$3 deadline=$((SECONDS + $1))
+  shift 3
+  until "$@"; do
     if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
-      [[ -n $log ]] && tail -n 30 "$log" >&2
-      echo "exited before $url answered${log:+ (log: $log)}" >&2
+      echo "process $pid exited before $what" >&2
       return 1
     fi
-    if ((SECONDS >= deadline)); then
-      echo "$url did not answer in ${2:-120} s${log:+ (log: $log)}" >&2
-      return 1
-    fi
+    ((SECONDS < deadline)) || { echo "no $what in $seconds s" >&2; return 1; }
     sleep 0.3
   done
 }
 
-# wait_file FILE [SECONDS [PID]]: returns once FILE exists; 1 when SECONDS (default 300) pass first or PID exits.
-wait_file() {
-  local file=$1 deadline=$((SECONDS + ${2:-300})) pid=${3:-}
-  until [[ -e $file ]]; do
-    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then echo "exited before $file appeared" >&2; return 1; fi
-    ((SECONDS < deadline)) || { echo "$file did not appear in ${2:-300} s" >&2; return 1; }
-    sleep 0.5
-  done
+# port_open PORT: whether something accepts connections on 127.0.0.1:PORT.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+http_ok() { curl -fsS -o /dev/null --max-time 5 "$1" 2>/dev/null; }
+
+# wait_http URL [SECONDS [PID [LOG]]]: returns once URL answers 2xx; 1 when SECONDS (default 120) pass first or PID
+# exits, then with the tail of LOG on stderr.
+wait_http() {
+  local log=${4:-}
+  poll "${2:-120}" "${3:-}" "answer from $1${log:+ (log: $log)}" http_ok "$1" && return
+  [[ -n $log ]] && tail -n 30 "$log" >&2
+  return 1
 }
+
+# wait_file FILE [SECONDS [PID]]: returns once FILE exists; 1 when SECONDS (default 300) pass first or PID exits.
+wait_file() { poll "${2:-300}" "${3:-}" "$1" test -e "$1"; }
 
 # start_jar LOG READY_URL JAVA_ARGS...: starts a Java process in the background, its output appended to LOG, and
 # waits until READY_URL answers (wait_http, 120 s). Its pid is in STARTED_PID and appended to the caller's PIDS (to
@@ -41,4 +46,27 @@ start_jar() {
   STARTED_PID=$!
   PIDS+=("$STARTED_PID")
   wait_http "$ready" 120 "$STARTED_PID" "$log"
+}
+
+# start_infra DIR LOG [ARGS...]: PostgreSQL and Kafka from local-infra's LocalInfraMain (embedded ones unless
+# PAYMENTS_PG_* / PAYMENTS_KAFKA_BOOTSTRAP_SERVERS name others; ARGS e.g. --database NAME), in the background (pid in
+# STARTED_PID and PIDS), its log in LOG. Writes DIR/infra.classpath (local-infra's dependencies; local-infra must be
+# compiled) and DIR/infra.env (its settings, complete once its last line is "# ready"); waits for "# ready" (120 s)
+# and sources DIR/infra.env (exports PAYMENTS_PG_* and PAYMENTS_KAFKA_BOOTSTRAP_SERVERS).
+start_infra() {
+  local dir=$1 log=$2
+  shift 2
+  "$LIB_ROOT/mvnw" -B -q -ntp -f "$LIB_ROOT/pom.xml" -pl local-infra dependency:build-classpath \
+    -Dmdep.outputFile="$dir/infra.classpath" >/dev/null || return 1
+  : >"$dir/infra.env" # empty until LocalInfraMain writes it
+  "$JAVA" -Xmx768m -cp "$LIB_ROOT/local-infra/target/classes:$(cat "$dir/infra.classpath")" com.payments.infra.LocalInfraMain \
+    "$@" >"$dir/infra.env" 2>"$log" &
+  STARTED_PID=$!
+  PIDS+=("$STARTED_PID")
+  if ! poll 120 "$STARTED_PID" "PostgreSQL and Kafka (log: $log)" grep -q '^# ready' "$dir/infra.env"; then
+    tail -n 30 "$log" >&2
+    return 1
+  fi
+  # shellcheck disable=SC1091
+  source "$dir/infra.env"
 }

@@ -22,6 +22,14 @@ request() {
   BODY=$(cat "$tmp/body")
   printf '%s %s -> %s %s\n' "$1" "$2" "$STATUS" "$BODY"
 }
+# await PATH STATUS: reads PATH every 0.5 s, for at most 60 s, until its status is STATUS
+await() {
+  for _ in $(seq 1 120); do
+    request GET "$1" >/dev/null
+    [[ $(field status "$BODY") == "$2" ]] && return
+    sleep 0.5
+  done
+}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -32,11 +40,7 @@ FIRST=$BODY
 if [[ $STATUS == 202 ]]; then
   # The PSP's answer did not come back in time (UNKNOWN): the resolver asks the PSP and settles it.
   echo "outcome unknown for now; waiting for the resolver"
-  for _ in $(seq 1 120); do
-    request GET "/v1/payments/$PAYMENT" >/dev/null
-    [[ $(field status "$BODY") == CAPTURED ]] && break
-    sleep 0.5
-  done
+  await "/v1/payments/$PAYMENT" CAPTURED
   FIRST=""
 fi
 [[ $STATUS == 201 || $STATUS == 200 ]] || fail "expected 201, got $STATUS"
@@ -58,11 +62,7 @@ request POST "/v1/payments/$PAYMENT/refunds" '{"amount":1000,"reason":"walkthrou
 REFUND=$(field refundId "$BODY")
 
 step "5. watch the refund reach SUCCEEDED (outbox-relay -> Kafka -> refunds-worker -> PSP)"
-for _ in $(seq 1 120); do
-  request GET "/v1/refunds/$REFUND" >/dev/null
-  [[ $(field status "$BODY") == SUCCEEDED ]] && break
-  sleep 0.5
-done
+await "/v1/refunds/$REFUND" SUCCEEDED
 echo "$BODY"
 [[ $(field status "$BODY") == SUCCEEDED ]] || fail "refund not SUCCEEDED after 60 s"
 request GET "/v1/payments/$PAYMENT"

@@ -69,100 +69,18 @@ public final class SecureKafka implements AutoCloseable {
             Path dir = Files.createTempDirectory("payments-kafka-secure-");
             Path keystore = dir.resolve("broker.p12");
             Path truststore = dir.resolve("truststore.p12");
-            keytool(
-                    "-genkeypair",
-                    "-alias",
-                    "broker",
-                    "-keyalg",
-                    "EC",
-                    "-groupname",
-                    "secp256r1",
-                    "-validity",
-                    "2",
-                    "-dname",
-                    "CN=127.0.0.1",
-                    "-ext",
-                    "SAN=ip:127.0.0.1,dns:localhost",
-                    "-storetype",
-                    "PKCS12",
-                    "-keystore",
-                    keystore.toString(),
-                    "-storepass",
-                    STORE_PASSWORD);
+            genKeyPair(keystore, "broker", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1,dns:localhost");
             Path cert = dir.resolve("broker.crt");
-            keytool(
-                    "-exportcert",
-                    "-rfc",
-                    "-alias",
-                    "broker",
-                    "-keystore",
-                    keystore.toString(),
-                    "-storepass",
-                    STORE_PASSWORD,
-                    "-file",
-                    cert.toString());
-            keytool(
-                    "-importcert",
-                    "-noprompt",
-                    "-alias",
-                    "broker",
-                    "-file",
-                    cert.toString(),
-                    "-storetype",
-                    "PKCS12",
-                    "-keystore",
-                    truststore.toString(),
-                    "-storepass",
-                    STORE_PASSWORD);
+            exportCert(keystore, "broker", cert);
+            importCert(truststore, "broker", cert);
 
             // The test CA that issues the mTLS listener's client certificates; the listener trusts it alone.
             Path ca = dir.resolve("client-ca.p12");
-            keytool(
-                    "-genkeypair",
-                    "-alias",
-                    "ca",
-                    "-keyalg",
-                    "EC",
-                    "-groupname",
-                    "secp256r1",
-                    "-validity",
-                    "2",
-                    "-dname",
-                    "CN=payments-test-client-ca",
-                    "-ext",
-                    "bc:c",
-                    "-storetype",
-                    "PKCS12",
-                    "-keystore",
-                    ca.toString(),
-                    "-storepass",
-                    STORE_PASSWORD);
+            genKeyPair(ca, "ca", "CN=payments-test-client-ca", "-ext", "bc:c");
             Path caCert = dir.resolve("client-ca.crt");
-            keytool(
-                    "-exportcert",
-                    "-rfc",
-                    "-alias",
-                    "ca",
-                    "-keystore",
-                    ca.toString(),
-                    "-storepass",
-                    STORE_PASSWORD,
-                    "-file",
-                    caCert.toString());
+            exportCert(ca, "ca", caCert);
             Path clientTruststore = dir.resolve("client-ca-truststore.p12");
-            keytool(
-                    "-importcert",
-                    "-noprompt",
-                    "-alias",
-                    "ca",
-                    "-file",
-                    caCert.toString(),
-                    "-storetype",
-                    "PKCS12",
-                    "-keystore",
-                    clientTruststore.toString(),
-                    "-storepass",
-                    STORE_PASSWORD);
+            importCert(clientTruststore, "ca", caCert);
 
             int securePort = EmbeddedKafka.freePort();
             int mtlsPort = EmbeddedKafka.freePort();
@@ -180,12 +98,8 @@ public final class SecureKafka implements AutoCloseable {
             props.put(
                     "listener.security.protocol.map",
                     "PLAINTEXT:PLAINTEXT,SECURE:SASL_SSL,MTLS:SSL,CONTROLLER:PLAINTEXT");
-            props.put("listener.name.mtls.ssl.keystore.type", "PKCS12");
-            props.put("listener.name.mtls.ssl.keystore.location", keystore.toString());
-            props.put("listener.name.mtls.ssl.keystore.password", STORE_PASSWORD);
-            props.put("listener.name.mtls.ssl.truststore.type", "PKCS12");
-            props.put("listener.name.mtls.ssl.truststore.location", clientTruststore.toString());
-            props.put("listener.name.mtls.ssl.truststore.password", STORE_PASSWORD);
+            putStore(props, "listener.name.mtls.ssl.keystore", keystore);
+            putStore(props, "listener.name.mtls.ssl.truststore", clientTruststore);
             props.put("listener.name.mtls.ssl.client.auth", "required");
             // The principal of a certificate "CN=outbox-relay" is User:outbox-relay, as a SCRAM login's would be (the
             // rule maps certificate principals only: a SASL_SSL login keeps its SCRAM user).
@@ -194,9 +108,7 @@ public final class SecureKafka implements AutoCloseable {
             props.put(
                     "listener.name.secure.scram-sha-512.sasl.jaas.config",
                     "org.apache.kafka.common.security.scram.ScramLoginModule required;");
-            props.put("listener.name.secure.ssl.keystore.type", "PKCS12");
-            props.put("listener.name.secure.ssl.keystore.location", keystore.toString());
-            props.put("listener.name.secure.ssl.keystore.password", STORE_PASSWORD);
+            putStore(props, "listener.name.secure.ssl.keystore", keystore);
             props.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
             props.put("super.users", "User:" + ADMIN_USER);
             props.put("allow.everyone.if.no.acl.found", "false");
@@ -276,9 +188,7 @@ public final class SecureKafka implements AutoCloseable {
                 "sasl.jaas.config",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
                         + password + "\";");
-        settings.put("ssl.truststore.type", "PKCS12");
-        settings.put("ssl.truststore.location", truststore.toString());
-        settings.put("ssl.truststore.password", STORE_PASSWORD);
+        putStore(settings, "ssl.truststore", truststore);
         return settings;
     }
 
@@ -298,24 +208,7 @@ public final class SecureKafka implements AutoCloseable {
         Path issued = dir.resolve(keystore.getFileName() + ".crt");
         Path ca = dir.resolve("client-ca.p12");
         try {
-            keytool(
-                    "-genkeypair",
-                    "-alias",
-                    "client",
-                    "-keyalg",
-                    "EC",
-                    "-groupname",
-                    "secp256r1",
-                    "-validity",
-                    "2",
-                    "-dname",
-                    "CN=" + user,
-                    "-storetype",
-                    "PKCS12",
-                    "-keystore",
-                    keystore.toString(),
-                    "-storepass",
-                    STORE_PASSWORD);
+            genKeyPair(keystore, "client", "CN=" + user);
             keytool(
                     "-certreq",
                     "-alias",
@@ -341,34 +234,13 @@ public final class SecureKafka implements AutoCloseable {
                     request.toString(),
                     "-outfile",
                     issued.toString());
-            keytool(
-                    "-importcert",
-                    "-noprompt",
-                    "-alias",
-                    "ca",
-                    "-file",
-                    dir.resolve("client-ca.crt").toString(),
-                    "-keystore",
-                    keystore.toString(),
-                    "-storepass",
-                    STORE_PASSWORD);
-            keytool(
-                    "-importcert",
-                    "-alias",
-                    "client",
-                    "-file",
-                    issued.toString(),
-                    "-keystore",
-                    keystore.toString(),
-                    "-storepass",
-                    STORE_PASSWORD);
+            importCert(keystore, "ca", dir.resolve("client-ca.crt"));
+            importCert(keystore, "client", issued);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot issue a client certificate for " + user, e);
         }
         Map<String, String> settings = mtlsWithoutCertificate();
-        settings.put("ssl.keystore.type", "PKCS12");
-        settings.put("ssl.keystore.location", keystore.toString());
-        settings.put("ssl.keystore.password", STORE_PASSWORD);
+        putStore(settings, "ssl.keystore", keystore);
         return settings;
     }
 
@@ -377,9 +249,7 @@ public final class SecureKafka implements AutoCloseable {
         Map<String, String> settings = new HashMap<>();
         settings.put("bootstrap.servers", mtlsBootstrapServers);
         settings.put("security.protocol", "SSL");
-        settings.put("ssl.truststore.type", "PKCS12");
-        settings.put("ssl.truststore.location", truststore.toString());
-        settings.put("ssl.truststore.password", STORE_PASSWORD);
+        putStore(settings, "ssl.truststore", truststore);
         return settings;
     }
 
@@ -388,6 +258,58 @@ public final class SecureKafka implements AutoCloseable {
         server.shutdown();
         server.awaitShutdown();
         EmbeddedKafka.deleteRecursively(dir);
+    }
+
+    /** {@code <prefix>.type}, {@code .location} and {@code .password} of a PKCS12 store. */
+    private static void putStore(Map<? super String, ? super String> settings, String prefix, Path store) {
+        settings.put(prefix + ".type", "PKCS12");
+        settings.put(prefix + ".location", store.toString());
+        settings.put(prefix + ".password", STORE_PASSWORD);
+    }
+
+    /** A new EC (P-256) key pair under {@code alias}, its self-signed certificate valid 2 days, in a PKCS12 store. */
+    private static void genKeyPair(Path keystore, String alias, String dname, String... more) throws IOException {
+        List<String> args = new ArrayList<>(
+                List.of("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2"));
+        args.addAll(List.of("-dname", dname));
+        args.addAll(List.of(more));
+        args.addAll(List.of("-storetype", "PKCS12", "-keystore", keystore.toString(), "-storepass", STORE_PASSWORD));
+        keytool(args.toArray(String[]::new));
+    }
+
+    /** Writes the certificate under {@code alias} to {@code file} (PEM). */
+    private static void exportCert(Path keystore, String alias, Path file) throws IOException {
+        keytool(
+                "-exportcert",
+                "-rfc",
+                "-alias",
+                alias,
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                STORE_PASSWORD,
+                "-file",
+                file.toString());
+    }
+
+    /**
+     * Imports the certificate in {@code file} under {@code alias}: a trusted certificate, or the CA's answer to the key
+     * pair's request when {@code alias} holds a key pair. Creates a PKCS12 store if there is none.
+     */
+    private static void importCert(Path keystore, String alias, Path file) throws IOException {
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                alias,
+                "-file",
+                file.toString(),
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                STORE_PASSWORD);
     }
 
     private static void keytool(String... args) throws IOException {

@@ -43,15 +43,8 @@ public final class Charge implements Movement {
 
     /** Atomically reserves {@code value} of the refundable amount; false when it would exceed the charge. */
     public boolean tryRefund(long value) {
-        while (true) {
-            long current = refunded.get();
-            if (current + value > amount) {
-                return false;
-            }
-            if (refunded.compareAndSet(current, current + value)) {
-                return true;
-            }
-        }
+        long before = refunded.getAndUpdate(current -> current + value > amount ? current : current + value);
+        return before + value <= amount;
     }
 
     public long refunded() {

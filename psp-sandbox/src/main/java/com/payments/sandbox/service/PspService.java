@@ -292,15 +292,9 @@ public class PspService {
     // ---------------------------------------------------------------- helpers
 
     private Reply validate(String key, ChargeRequest req) {
-        Reply bad = validateKey(key);
+        Reply bad = validateEnvelope(key, req, req == null ? null : req.reference());
         if (bad != null) {
             return bad;
-        }
-        if (req == null) {
-            return Reply.error(400, "invalid_request", "A JSON body is required");
-        }
-        if (!printable(req.reference())) {
-            return Reply.error(400, "invalid_reference", "reference must be 1-255 printable ASCII characters");
         }
         if (req.amount() == null || req.amount() < 1 || req.amount() > MAX_AMOUNT) {
             return Reply.error(400, "invalid_amount", "amount must be an integer between 1 and 10^12");
@@ -328,15 +322,9 @@ public class PspService {
     }
 
     private Reply validate(String key, RefundRequest req) {
-        Reply bad = validateKey(key);
+        Reply bad = validateEnvelope(key, req, req == null ? null : req.reference());
         if (bad != null) {
             return bad;
-        }
-        if (req == null) {
-            return Reply.error(400, "invalid_request", "A JSON body is required");
-        }
-        if (!printable(req.reference())) {
-            return Reply.error(400, "invalid_reference", "reference must be 1-255 printable ASCII characters");
         }
         if (req.charge() == null || req.charge().isEmpty()) {
             return Reply.error(400, "missing_charge", "charge is required");
@@ -347,14 +335,23 @@ public class PspService {
         return null;
     }
 
-    private static Reply validateKey(String key) {
-        return printable(key)
-                ? null
-                : Reply.error(
-                        400, "invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters");
+    /** What every request needs: a valid Idempotency-Key, a body, and a reference in it. */
+    private static Reply validateEnvelope(String key, Object body, String reference) {
+        if (!printable(key)) {
+            return Reply.error(
+                    400, "invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters");
+        }
+        if (body == null) {
+            return Reply.error(400, "invalid_request", "A JSON body is required");
+        }
+        if (!printable(reference)) {
+            return Reply.error(400, "invalid_reference", "reference must be 1-255 printable ASCII characters");
+        }
+        return null;
     }
 
-    static boolean printable(String s) {
+    /** 1-255 printable ASCII characters (what an Idempotency-Key or a reference may be). */
+    public static boolean printable(String s) {
         if (s == null || s.isEmpty() || s.length() > 255) {
             return false;
         }

@@ -74,7 +74,7 @@ public class StripeRoutes {
             return;
         }
         String key = ctx.request().getHeader("Idempotency-Key");
-        if (key != null && !printable(key)) {
+        if (key != null && !PspService.printable(key)) {
             send(
                     ctx,
                     StripeErrors.invalid(null, "Idempotency-Key must be 1-255 printable ASCII characters.", null),
@@ -160,7 +160,9 @@ public class StripeRoutes {
                 return null;
             }
         }
-        return key != null && (key.startsWith("sk_test_") || key.startsWith("rk_test_")) && printable(key) ? key : null;
+        return key != null && (key.startsWith("sk_test_") || key.startsWith("rk_test_")) && PspService.printable(key)
+                ? key
+                : null;
     }
 
     private static Reply unauthorized(HttpServerRequest request) {
@@ -192,18 +194,5 @@ public class StripeRoutes {
             response.putHeader("Stripe-Should-Retry", "false");
         }
         response.end(Buffer.buffer(reply.body()));
-    }
-
-    private static boolean printable(String s) {
-        if (s.isEmpty() || s.length() > 255) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x20 || c > 0x7e) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -132,15 +132,8 @@ public class StripeService {
 
         /** Reserves {@code value} of what is left to refund; false when it would exceed the amount. */
         boolean tryRefund(long value) {
-            while (true) {
-                long current = refunded.get();
-                if (current + value > amount) {
-                    return false;
-                }
-                if (refunded.compareAndSet(current, current + value)) {
-                    return true;
-                }
-            }
+            long before = refunded.getAndUpdate(current -> current + value > amount ? current : current + value);
+            return before + value <= amount;
         }
     }
 
