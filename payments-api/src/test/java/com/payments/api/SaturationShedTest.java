@@ -10,7 +10,8 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -37,8 +38,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(SaturationShedTest.TinyPspLimit.class)
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.GLOBAL)
 class SaturationShedTest {
     static final int PERMITS = 2;
     static final int CAPTURES = 8;

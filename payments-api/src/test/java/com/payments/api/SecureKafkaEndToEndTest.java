@@ -13,7 +13,8 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import com.payments.infra.QuarkusProcess;
 import com.payments.infra.SecureKafka;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -51,8 +52,8 @@ import org.junit.jupiter.api.Test;
  * overlay (k8s/overlays/strimzi-cnpg/data/kafka-users.yaml) and nothing more.
  */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.GLOBAL)
 class SecureKafkaEndToEndTest {
     private static final Duration OUTCOME = Duration.ofSeconds(60);
     private static final List<String> TOPICS = List.of("refund-commands", "refund-commands-dlq", "payment-events");
