@@ -19,7 +19,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 22: every answer carries a {@code Request-Id}, new for each request, and every problem+json answer carries
+ * Every answer carries a {@code Request-Id}, new for each request, and every problem+json answer carries
  * the same id as its {@code instance}, so that a merchant can quote it; the other problem fields stay as they were.
  */
 @QuarkusTest

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 19: a truly saturated instance (every PSP permit taken and a waiting capture's deadline passed) sheds the
+ * A truly saturated instance (every PSP permit taken and a waiting capture's deadline passed) sheds the
  * capture with 503 + Retry-After and stores nothing: no payment, the key released, so the same key succeeds later.
  */
 @QuarkusTest

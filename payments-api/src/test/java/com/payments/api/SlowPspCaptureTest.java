@@ -34,7 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 19: a slow PSP with spare capacity gets as many captures in flight as its latency needs. The old fixed
+ * A slow PSP with spare capacity gets as many captures in flight as its latency needs. The old fixed
  * bulkhead (128 running + 256 waiting) shed everything beyond 384 at once; the adaptive limit (psp-common) takes them
  * all, and each is charged exactly once.
  */
