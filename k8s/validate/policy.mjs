@@ -1,4 +1,4 @@
-// Policy checks on rendered manifests (issue 21), beyond the schemas of validate.mjs:
+// Policy checks on rendered manifests, beyond the schemas of validate.mjs:
 // - release renders (every overlay but dev): each container image has a tag or a digest, and no tag is `latest` or a
 //   SNAPSHOT;
 // - every Deployment: each container has startup, liveness and readiness probes, CPU and memory requests and a memory

@@ -19,7 +19,8 @@ import java.util.Map;
  * A packaged Quarkus application of this repository ({@code <module>/target/quarkus-app/quarkus-run.jar}) in its own
  * process, on a free port and a free management port, ready when {@code /q/health/ready} answers 200 on either (the
  * management interface where the module enables it, docs/deployment.md). The reactor must build the module first
- * (a test-scoped {@code type=pom} dependency on it with {@code *} exclusions orders the reactor).
+ * (system-tests, the reactor's last module, depends on every service it starts; a module whose tests start only
+ * psp-sandbox orders itself after it with a test-scoped {@code type=pom} dependency with {@code *} exclusions).
  */
 public final class QuarkusProcess implements AutoCloseable {
     private final String module;

@@ -9,7 +9,8 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.infra.PostgresTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(ManagementInterfaceTest.ManagementOnly.class)
-@QuarkusTestResource(PostgresTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
 class ManagementInterfaceTest {
     static final List<String> EXTENSION_PATHS =
             List.of("/q/health/ready", "/q/health/live", "/q/health/started", "/q/metrics", "/q/openapi");

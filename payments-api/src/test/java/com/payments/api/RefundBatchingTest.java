@@ -15,7 +15,8 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
@@ -43,8 +44,8 @@ import org.junit.jupiter.api.Test;
 
 /** Concurrent refund reservations share one statement (StatementBatcher); each still gets its own answer. */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.GLOBAL)
 class RefundBatchingTest {
     @Inject
     Pool pool;

@@ -7,8 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -18,14 +19,15 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 22: every answer carries a {@code Request-Id}, new for each request, and every problem+json answer carries
+ * Every answer carries a {@code Request-Id}, new for each request, and every problem+json answer carries
  * the same id as its {@code instance}, so that a merchant can quote it; the other problem fields stay as they were.
  */
 @QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
         value = PspSandboxTestResource.class,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
 class RequestIdTest {
     private static final String REQUEST_ID = "req_[0-9a-f]{32}";
 

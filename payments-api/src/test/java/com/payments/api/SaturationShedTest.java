@@ -10,7 +10,8 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -32,13 +33,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 19: a truly saturated instance (every PSP permit taken and a waiting capture's deadline passed) sheds the
+ * A truly saturated instance (every PSP permit taken and a waiting capture's deadline passed) sheds the
  * capture with 503 + Retry-After and stores nothing: no payment, the key released, so the same key succeeds later.
  */
 @QuarkusTest
 @TestProfile(SaturationShedTest.TinyPspLimit.class)
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.GLOBAL)
 class SaturationShedTest {
     static final int PERMITS = 2;
     static final int CAPTURES = 8;

@@ -10,7 +10,8 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -33,14 +34,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 19: a slow PSP with spare capacity gets as many captures in flight as its latency needs. The old fixed
+ * A slow PSP with spare capacity gets as many captures in flight as its latency needs. The old fixed
  * bulkhead (128 running + 256 waiting) shed everything beyond 384 at once; the adaptive limit (psp-common) takes them
  * all, and each is charged exactly once.
  */
 @QuarkusTest
 @TestProfile(SlowPspCaptureTest.PatientPspTimeout.class)
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.GLOBAL)
 class SlowPspCaptureTest {
     /** More than the old bulkhead's 128 + 256. */
     static final int CAPTURES = 500;

@@ -2,7 +2,8 @@ package com.payments.recon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainLauncher;
 import io.quarkus.test.junit.main.QuarkusMainTest;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * refuses clients without TLS (docs/deployment.md, "TLS to PostgreSQL" and "Database roles").
  */
 @QuarkusMainTest
-@QuarkusTestResource(value = TlsDatabaseTestResource.class, restrictToAnnotatedClass = true)
+@WithTestResource(value = TlsDatabaseTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class ReconcilerOverTlsTest {
 
     @Test

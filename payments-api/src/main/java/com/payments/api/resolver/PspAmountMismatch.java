@@ -28,7 +28,7 @@ public class PspAmountMismatch {
 
     /**
      * True when the charge's {@code amount} (an integer) and {@code currency}, each where the PSP reports it, are the
-     * payment's. The protocol's charge (design §5) need not carry them; the sandbox's and most PSPs' do.
+     * payment's. The protocol's charge (docs/architecture.md §5) need not carry them; the sandbox's and most PSPs' do.
      */
     public static boolean sameMoney(Locked payment, JsonNode charge) {
         JsonNode amount = charge.path("amount");

@@ -7,7 +7,7 @@ import java.time.LocalDate;
 import java.util.function.Function;
 
 /**
- * Everything the platform asks of a PSP, whichever PSP it is (issue 20 §1). An adapter turns each answer into one of
+ * Everything the platform asks of a PSP, whichever PSP it is (docs/stripe.md). An adapter turns each answer into one of
  * our outcomes: success, decline, unknown (for a charge CAPTURED, DECLINED, UNKNOWN). An answer that proves nothing
  * (a timeout, a 5xx, a 429 after the retries, a conflict on the idempotency key) is UNKNOWN, never a decline: the
  * resolver settles it later with {@link #lookUpCharge}.

@@ -16,7 +16,7 @@ import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
- * The PSP protocol of design §5 (charges and refunds, idempotent by {@code Idempotency-Key}), on the event
+ * The PSP protocol of docs/architecture.md §5 (charges and refunds, idempotent by {@code Idempotency-Key}), on the event
  * loop. {@code POST /v1/charges} is served by {@link ChargeRoute}, a plain Vert.x route, for throughput.
  */
 @Path("/v1")

@@ -10,7 +10,7 @@ import java.time.DateTimeException;
 import java.time.LocalDate;
 import org.jboss.resteasy.reactive.RestResponse;
 
-/** {@code GET /v1/settlements/{yyyy-mm-dd}.csv}: the settlement file of a UTC day (design §5). */
+/** {@code GET /v1/settlements/{yyyy-mm-dd}.csv}: the settlement file of a UTC day (docs/architecture.md §5). */
 @Path("/v1/settlements")
 public class SettlementResource {
 

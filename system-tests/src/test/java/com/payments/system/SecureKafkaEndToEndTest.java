@@ -1,31 +1,26 @@
-package com.payments.api;
+package com.payments.system;
 
-import static com.payments.api.TestSupport.KEY_A;
-import static com.payments.api.TestSupport.body;
-import static com.payments.api.TestSupport.capture;
-import static com.payments.api.TestSupport.merchant;
-import static com.payments.api.TestSupport.unique;
+import static com.payments.system.Merchant.KEY_A;
+import static com.payments.system.Merchant.body;
+import static com.payments.system.Merchant.capture;
+import static com.payments.system.Merchant.merchant;
+import static com.payments.system.Merchant.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.payments.infra.PostgresTestResource;
-import com.payments.infra.PspSandboxTestResource;
+import com.payments.infra.Postgres;
+import com.payments.infra.PspSandbox;
 import com.payments.infra.QuarkusProcess;
 import com.payments.infra.SecureKafka;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.vertx.core.json.JsonObject;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,63 +34,34 @@ import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Kafka security (issue 21): the packaged outbox-relay and refunds-worker, configured only through the standard
- * {@code kafka.*} client settings, publish and consume a refund through a broker whose only client listener is
- * SASL_SSL with SCRAM-SHA-512, each logged in as its own user with the ACLs of its KafkaUser in the strimzi-cnpg
- * overlay (k8s/overlays/strimzi-cnpg/data/kafka-users.yaml) and nothing more.
+ * Kafka security: the packaged outbox-relay and refunds-worker, configured only through the standard {@code kafka.*}
+ * client settings, publish and consume a refund through a broker whose only client listener is SASL_SSL with
+ * SCRAM-SHA-512, each logged in as its own user with the ACLs of its KafkaUser in the strimzi-cnpg overlay
+ * (k8s/overlays/strimzi-cnpg/data/kafka-users.yaml) and nothing more. payments-api (a process too) never talks to the
+ * broker.
  */
-@QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
 class SecureKafkaEndToEndTest {
     private static final Duration OUTCOME = Duration.ofSeconds(60);
     private static final List<String> TOPICS = List.of("refund-commands", "refund-commands-dlq", "payment-events");
-    private static final List<QuarkusProcess> PROCESSES = new ArrayList<>();
+    private static final List<AutoCloseable> PROCESSES = new ArrayList<>();
     private static SecureKafka kafka;
 
-    @Inject
-    CircuitBreakerMaintenance breakers;
-
-    @ConfigProperty(name = "psp.url")
-    String pspUrl;
-
-    @ConfigProperty(name = "quarkus.datasource.reactive.url")
-    String reactiveUrl;
-
-    @ConfigProperty(name = "quarkus.datasource.username")
-    String user;
-
-    @ConfigProperty(name = "quarkus.datasource.password")
-    Optional<String> password;
-
-    @BeforeEach
-    void startBrokerRelayAndWorker() throws Exception {
-        TestSupport.warmUp(pspUrl, breakers);
-        synchronized (PROCESSES) {
-            if (kafka != null) {
-                return;
-            }
-            SecureKafka broker = SecureKafka.start();
-            try {
-                start(broker);
-            } catch (Exception e) {
-                PROCESSES.forEach(QuarkusProcess::stop);
-                PROCESSES.clear();
-                broker.close();
-                throw e;
-            }
-            kafka = broker;
-        }
-    }
-
-    private void start(SecureKafka broker) throws Exception {
-        try (Admin admin = broker.admin()) {
+    @BeforeAll
+    static void startBrokerAndServices() throws Exception {
+        Postgres.Database db = Postgres.freshDatabase("securekafka");
+        PspSandbox psp = PspSandbox.start(Map.of());
+        PROCESSES.add(psp);
+        QuarkusProcess api = Stack.paymentsApi(db, psp.url(), Map.of());
+        PROCESSES.add(api);
+        Merchant.use(api);
+        kafka = SecureKafka.start();
+        PROCESSES.add(kafka);
+        try (Admin admin = kafka.admin()) {
             admin.createTopics(TOPICS.stream()
                             .map(t -> new NewTopic(t, 4, (short) 1))
                             .toList())
@@ -103,43 +69,33 @@ class SecureKafkaEndToEndTest {
                     .get(60, TimeUnit.SECONDS);
         }
         // The ACLs of k8s/overlays/strimzi-cnpg/data/kafka-users.yaml.
-        broker.addUser("outbox-relay", "relay-secret");
-        broker.allow("outbox-relay", ResourceType.TOPIC, "payment-events", AclOperation.WRITE, AclOperation.DESCRIBE);
-        broker.allow("outbox-relay", ResourceType.TOPIC, "refund-commands", AclOperation.WRITE, AclOperation.DESCRIBE);
-        broker.addUser("refunds-worker", "worker-secret");
-        broker.allow("refunds-worker", ResourceType.TOPIC, "refund-commands", AclOperation.READ, AclOperation.DESCRIBE);
-        broker.allow("refunds-worker", ResourceType.GROUP, "refunds-worker", AclOperation.READ);
-        broker.allow(
+        kafka.addUser("outbox-relay", "relay-secret");
+        kafka.allow("outbox-relay", ResourceType.TOPIC, "payment-events", AclOperation.WRITE, AclOperation.DESCRIBE);
+        kafka.allow("outbox-relay", ResourceType.TOPIC, "refund-commands", AclOperation.WRITE, AclOperation.DESCRIBE);
+        kafka.addUser("refunds-worker", "worker-secret");
+        kafka.allow("refunds-worker", ResourceType.TOPIC, "refund-commands", AclOperation.READ, AclOperation.DESCRIBE);
+        kafka.allow("refunds-worker", ResourceType.GROUP, "refunds-worker", AclOperation.READ);
+        kafka.allow(
                 "refunds-worker", ResourceType.TOPIC, "refund-commands-dlq", AclOperation.WRITE, AclOperation.DESCRIBE);
-        broker.addUser("reader", "reader-secret");
-        broker.allow("reader", ResourceType.TOPIC, "payment-events", AclOperation.READ, AclOperation.DESCRIBE);
+        kafka.addUser("reader", "reader-secret");
+        kafka.allow("reader", ResourceType.TOPIC, "payment-events", AclOperation.READ, AclOperation.DESCRIBE);
 
-        Map<String, String> common = new HashMap<>(Map.of(
-                "quarkus.datasource.reactive.url",
-                reactiveUrl,
-                "quarkus.datasource.username",
-                user,
-                "quarkus.datasource.password",
-                password.orElse(""),
-                "quarkus.log.level",
-                "WARN"));
+        Map<String, String> common = new HashMap<>(Stack.datasource(db));
+        common.put("quarkus.log.level", "WARN");
         Map<String, String> relay = new HashMap<>(common);
-        broker.clientSettings("outbox-relay", "relay-secret").forEach((k, v) -> relay.put("kafka." + k, v));
+        kafka.clientSettings("outbox-relay", "relay-secret").forEach((k, v) -> relay.put("kafka." + k, v));
         PROCESSES.add(QuarkusProcess.start("outbox-relay", "256m", relay));
         Map<String, String> worker = new HashMap<>(common);
-        broker.clientSettings("refunds-worker", "worker-secret").forEach((k, v) -> worker.put("kafka." + k, v));
-        worker.put("psp.url", pspUrl);
+        kafka.clientSettings("refunds-worker", "worker-secret").forEach((k, v) -> worker.put("kafka." + k, v));
+        worker.put("psp.url", psp.url());
         PROCESSES.add(QuarkusProcess.start("refunds-worker", "256m", worker));
+        Merchant.warmUp(psp.url());
     }
 
     @AfterAll
-    static void stopAll() {
-        PROCESSES.forEach(QuarkusProcess::stop);
-        PROCESSES.clear();
-        if (kafka != null) {
-            kafka.close();
-            kafka = null;
-        }
+    static void stopAll() throws Exception {
+        Stack.stopAll(PROCESSES);
+        kafka = null;
     }
 
     @Test

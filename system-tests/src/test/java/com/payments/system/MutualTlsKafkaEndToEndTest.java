@@ -1,34 +1,27 @@
-package com.payments.api;
+package com.payments.system;
 
-import static com.payments.api.TestSupport.KEY_A;
-import static com.payments.api.TestSupport.body;
-import static com.payments.api.TestSupport.capture;
-import static com.payments.api.TestSupport.merchant;
-import static com.payments.api.TestSupport.unique;
+import static com.payments.system.Merchant.KEY_A;
+import static com.payments.system.Merchant.body;
+import static com.payments.system.Merchant.capture;
+import static com.payments.system.Merchant.merchant;
+import static com.payments.system.Merchant.text;
+import static com.payments.system.Merchant.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.payments.infra.PostgresTestResource;
-import com.payments.infra.PspSandboxTestResource;
+import com.payments.infra.Postgres;
+import com.payments.infra.PspSandbox;
 import com.payments.infra.QuarkusProcess;
 import com.payments.infra.SecureKafka;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -45,68 +38,36 @@ import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Kafka security with client certificates (issue 21): the packaged outbox-relay and refunds-worker, configured only
- * through the standard {@code kafka.*} client settings ({@code security.protocol=SSL}, {@code ssl.keystore.*},
- * {@code ssl.truststore.*}), publish, consume and dead-letter refund commands through a broker listener that requires
- * a client certificate ({@code ssl.client.auth=required}), each identified by its certificate's CN under the ACLs of
- * its KafkaUser in the strimzi-cnpg overlay; a client without a certificate is refused. The SASL_SSL twin of this
- * test is {@link SecureKafkaEndToEndTest}.
+ * Kafka security with client certificates: the packaged outbox-relay and refunds-worker, configured only through the
+ * standard {@code kafka.*} client settings ({@code security.protocol=SSL}, {@code ssl.keystore.*},
+ * {@code ssl.truststore.*}), publish, consume and dead-letter refund commands through a broker listener that requires a
+ * client certificate ({@code ssl.client.auth=required}), each identified by its certificate's CN under the ACLs of its
+ * KafkaUser in the strimzi-cnpg overlay; a client without a certificate is refused. payments-api (a process too) never
+ * talks to the broker. The SASL_SSL twin of this test is {@link SecureKafkaEndToEndTest}.
  */
-@QuarkusTest
-@QuarkusTestResource(PostgresTestResource.class)
-@QuarkusTestResource(PspSandboxTestResource.class)
 class MutualTlsKafkaEndToEndTest {
     private static final Duration OUTCOME = Duration.ofSeconds(60);
     private static final List<String> TOPICS = List.of("refund-commands", "refund-commands-dlq", "payment-events");
-    private static final List<QuarkusProcess> PROCESSES = new ArrayList<>();
+    private static final List<AutoCloseable> PROCESSES = new ArrayList<>();
+    private static Postgres.Database db;
     private static SecureKafka kafka;
 
-    @Inject
-    CircuitBreakerMaintenance breakers;
-
-    @Inject
-    Pool pool;
-
-    @ConfigProperty(name = "psp.url")
-    String pspUrl;
-
-    @ConfigProperty(name = "quarkus.datasource.reactive.url")
-    String reactiveUrl;
-
-    @ConfigProperty(name = "quarkus.datasource.username")
-    String user;
-
-    @ConfigProperty(name = "quarkus.datasource.password")
-    Optional<String> password;
-
-    @BeforeEach
-    void startBrokerRelayAndWorker() throws Exception {
-        TestSupport.warmUp(pspUrl, breakers);
-        synchronized (PROCESSES) {
-            if (kafka != null) {
-                return;
-            }
-            SecureKafka broker = SecureKafka.start();
-            try {
-                start(broker);
-            } catch (Exception e) {
-                PROCESSES.forEach(QuarkusProcess::stop);
-                PROCESSES.clear();
-                broker.close();
-                throw e;
-            }
-            kafka = broker;
-        }
-    }
-
-    private void start(SecureKafka broker) throws Exception {
-        try (Admin admin = broker.admin()) {
+    @BeforeAll
+    static void startBrokerAndServices() throws Exception {
+        db = Postgres.freshDatabase("mtlskafka");
+        PspSandbox psp = PspSandbox.start(Map.of());
+        PROCESSES.add(psp);
+        QuarkusProcess api = Stack.paymentsApi(db, psp.url(), Map.of());
+        PROCESSES.add(api);
+        Merchant.use(api);
+        kafka = SecureKafka.start();
+        PROCESSES.add(kafka);
+        try (Admin admin = kafka.admin()) {
             admin.createTopics(TOPICS.stream()
                             .map(t -> new NewTopic(t, 4, (short) 1))
                             .toList())
@@ -114,40 +75,30 @@ class MutualTlsKafkaEndToEndTest {
                     .get(60, TimeUnit.SECONDS);
         }
         // The ACLs of k8s/overlays/strimzi-cnpg/data/kafka-users.yaml, for the certificates' CNs.
-        broker.allow("outbox-relay", ResourceType.TOPIC, "payment-events", AclOperation.WRITE, AclOperation.DESCRIBE);
-        broker.allow("outbox-relay", ResourceType.TOPIC, "refund-commands", AclOperation.WRITE, AclOperation.DESCRIBE);
-        broker.allow("refunds-worker", ResourceType.TOPIC, "refund-commands", AclOperation.READ, AclOperation.DESCRIBE);
-        broker.allow("refunds-worker", ResourceType.GROUP, "refunds-worker", AclOperation.READ);
-        broker.allow(
+        kafka.allow("outbox-relay", ResourceType.TOPIC, "payment-events", AclOperation.WRITE, AclOperation.DESCRIBE);
+        kafka.allow("outbox-relay", ResourceType.TOPIC, "refund-commands", AclOperation.WRITE, AclOperation.DESCRIBE);
+        kafka.allow("refunds-worker", ResourceType.TOPIC, "refund-commands", AclOperation.READ, AclOperation.DESCRIBE);
+        kafka.allow("refunds-worker", ResourceType.GROUP, "refunds-worker", AclOperation.READ);
+        kafka.allow(
                 "refunds-worker", ResourceType.TOPIC, "refund-commands-dlq", AclOperation.WRITE, AclOperation.DESCRIBE);
-        broker.allow("reader", ResourceType.TOPIC, "payment-events", AclOperation.READ, AclOperation.DESCRIBE);
+        kafka.allow("reader", ResourceType.TOPIC, "payment-events", AclOperation.READ, AclOperation.DESCRIBE);
 
-        Map<String, String> common = new HashMap<>(Map.of(
-                "quarkus.datasource.reactive.url",
-                reactiveUrl,
-                "quarkus.datasource.username",
-                user,
-                "quarkus.datasource.password",
-                password.orElse(""),
-                "quarkus.log.level",
-                "WARN"));
+        Map<String, String> common = new HashMap<>(Stack.datasource(db));
+        common.put("quarkus.log.level", "WARN");
         Map<String, String> relay = new HashMap<>(common);
-        broker.mtlsClientSettings("outbox-relay").forEach((k, v) -> relay.put("kafka." + k, v));
+        kafka.mtlsClientSettings("outbox-relay").forEach((k, v) -> relay.put("kafka." + k, v));
         PROCESSES.add(QuarkusProcess.start("outbox-relay", "256m", relay));
         Map<String, String> worker = new HashMap<>(common);
-        broker.mtlsClientSettings("refunds-worker").forEach((k, v) -> worker.put("kafka." + k, v));
-        worker.put("psp.url", pspUrl);
+        kafka.mtlsClientSettings("refunds-worker").forEach((k, v) -> worker.put("kafka." + k, v));
+        worker.put("psp.url", psp.url());
         PROCESSES.add(QuarkusProcess.start("refunds-worker", "256m", worker));
+        Merchant.warmUp(psp.url());
     }
 
     @AfterAll
-    static void stopAll() {
-        PROCESSES.forEach(QuarkusProcess::stop);
-        PROCESSES.clear();
-        if (kafka != null) {
-            kafka.close();
-            kafka = null;
-        }
+    static void stopAll() throws Exception {
+        Stack.stopAll(PROCESSES);
+        kafka = null;
     }
 
     @Test
@@ -183,14 +134,10 @@ class MutualTlsKafkaEndToEndTest {
         }
         // refund_dead_letters is written just before the record goes to the DLQ; the DLQ's end offset moves after.
         await().atMost(OUTCOME).pollInterval(Duration.ofMillis(200)).until(() -> deadLetterRecords() > 0);
-        Row row = pool.preparedQuery("SELECT topic, reason FROM refund_dead_letters WHERE record_key = $1")
-                .execute(Tuple.of(key))
-                .await()
-                .atMost(Duration.ofSeconds(10))
-                .iterator()
-                .next();
-        assertThat(row.getString("topic")).isEqualTo("refund-commands");
-        assertThat(row.getString("reason")).contains("unparseable");
+        assertThat(text(db, "SELECT topic FROM refund_dead_letters WHERE record_key = ?", key))
+                .isEqualTo("refund-commands");
+        assertThat(text(db, "SELECT reason FROM refund_dead_letters WHERE record_key = ?", key))
+                .contains("unparseable");
     }
 
     @Test

@@ -1,0 +1,131 @@
+package com.payments.system;
+
+import static org.awaitility.Awaitility.await;
+
+import com.payments.infra.Kafka;
+import com.payments.infra.Postgres;
+import com.payments.infra.QuarkusProcess;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * The packaged services of this repository for a system test, each in its own process ({@link QuarkusProcess}) on one
+ * database of its own ({@link Postgres#freshDatabase}), the broker ({@link Kafka}) and a psp-sandbox.
+ */
+final class Stack {
+    static final List<String> TOPICS = List.of("refund-commands", "payment-events", "refund-commands-dlq");
+
+    private Stack() {}
+
+    /** The connection settings every service takes for this database. */
+    static Map<String, String> datasource(Postgres.Database db) {
+        return Map.of(
+                "quarkus.datasource.reactive.url", db.reactiveUrl(),
+                "quarkus.datasource.username", db.user(),
+                "quarkus.datasource.password", db.password());
+    }
+
+    /**
+     * payments-api in its {@code test} profile, as payments-api's own tests run it: the demo merchants (docs/api.md's
+     * test keys), the operator token {@code test-operator-token}, the sandbox's webhook secret, short PSP timeouts, and
+     * no resolver runs of its own; no tracing. {@code more} adds or overrides settings.
+     */
+    static QuarkusProcess paymentsApi(Postgres.Database db, String pspUrl, Map<String, String> more) {
+        Map<String, String> properties = new HashMap<>(datasource(db));
+        properties.put("quarkus.datasource.jdbc.url", db.jdbcUrl());
+        properties.put("quarkus.profile", "test");
+        properties.put("psp.url", pspUrl);
+        // the test profile turns tracing on for in-process tests, which export nowhere; a process would export to
+        // localhost:4317 (RefundTraceTest gives its services a receiver instead)
+        properties.put("quarkus.otel.sdk.disabled", "true");
+        properties.putAll(more);
+        return QuarkusProcess.start("payments-api", "256m", properties);
+    }
+
+    /** The end of a command-mode application's run: its exit code and its output. */
+    record Exit(int code, Path log) {}
+
+    /**
+     * Runs the packaged command-mode application {@code module} (the reconciler) with these system properties and
+     * arguments to its end, at most {@code within}.
+     */
+    static Exit runToExit(String module, Map<String, String> properties, List<String> args, Duration within)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.add("-jar");
+        command.add(jar(module).toString());
+        command.addAll(args);
+        Path log = Files.createTempFile(module + "-", ".log");
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError(module + " still running after " + within + "; see " + log);
+        }
+        return new Exit(process.exitValue(), log);
+    }
+
+    /** {@code module}'s packaged jar, found from the working directory upwards (the reactor packaged it). */
+    private static Path jar(String module) {
+        String relative = module + "/target/quarkus-app/quarkus-run.jar";
+        for (File dir = new File("").getAbsoluteFile(); dir != null; dir = dir.getParentFile()) {
+            Path candidate = dir.toPath().resolve(relative);
+            if (Files.isRegularFile(candidate)) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("No " + relative + ": package it first");
+    }
+
+    /** Stops these processes, the last started first, and forgets them. */
+    static void stopAll(List<? extends AutoCloseable> processes) throws Exception {
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            processes.get(i).close();
+        }
+        processes.clear();
+    }
+
+    /**
+     * Empty topics, created before any service subscribes: no service reads a record of an earlier test class (whose
+     * rows are in another database), and a consumer need not wait for a metadata refresh to see its topic.
+     */
+    static void recreateTopics() {
+        Kafka.deleteAllTopics();
+        try (Admin admin = Kafka.admin()) {
+            for (String topic : TOPICS) {
+                // the deletion completes at the broker asynchronously: "already exists" means it is still under way
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(250))
+                        .until(() -> {
+                            try {
+                                admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1)))
+                                        .all()
+                                        .get(60, TimeUnit.SECONDS);
+                                return true;
+                            } catch (ExecutionException e) {
+                                if (e.getCause() instanceof TopicExistsException) {
+                                    return false;
+                                }
+                                throw e;
+                            }
+                        });
+            }
+        }
+    }
+}
