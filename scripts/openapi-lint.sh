@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lints the committed merchant API document (docs/openapi.yaml) with Redocly's recommended rules (redocly.yaml).
 # Exit 0 only with zero errors and zero warnings (redocly itself exits 0 on warnings). CI runs it;
-# OpenApiDocumentTest makes sure the file is what the service serves.
+# The service serves this file as it is; OpenApiDocumentTest holds it to the code (routes, records).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SPEC=${1:-docs/openapi.yaml}
