@@ -16,46 +16,27 @@ final class StripeMapping {
 
     /** A verified event; types we do not act on are {@link PspEvent.Type#IGNORED}. */
     static PspEvent parse(JsonNode event) {
-        String id = text(event.path("id"));
         String type = text(event.path("type"));
         JsonNode object = event.path("data").path("object");
-        if (id == null || type == null || !object.isObject()) {
+        if (text(event.path("id")) == null || type == null || !object.isObject()) {
             throw new WebhookRejectedException("not a Stripe event");
         }
-        Instant created = Instant.ofEpochSecond(event.path("created").asLong(0));
+        String paymentId = text(object.path("metadata").path(StripePsp.METADATA_PAYMENT));
+        String refundId = text(object.path("metadata").path(StripePsp.METADATA_REFUND));
         String objectId = text(object.path("id"));
-        long amount = object.path("amount").asLong(0);
-        String currency = currency(object);
-        JsonNode metadata = object.path("metadata");
         return switch (type) {
             case "payment_intent.succeeded" ->
-                new PspEvent(
-                        id,
-                        PspEvent.Type.CHARGE_SUCCEEDED,
-                        created,
-                        text(metadata.path(StripePsp.METADATA_PAYMENT)),
-                        null,
-                        objectId,
-                        objectId,
-                        amount,
-                        currency,
-                        null,
-                        type);
+                event(event, PspEvent.Type.CHARGE_SUCCEEDED, paymentId, null, objectId, null);
             case "payment_intent.payment_failed" -> {
                 JsonNode error = object.path("last_payment_error");
                 String code = text(error.path("decline_code"));
-                yield new PspEvent(
-                        id,
+                yield event(
+                        event,
                         PspEvent.Type.CHARGE_FAILED,
-                        created,
-                        text(metadata.path(StripePsp.METADATA_PAYMENT)),
+                        paymentId,
                         null,
                         objectId,
-                        objectId,
-                        amount,
-                        currency,
-                        code != null ? code : text(error.path("code")),
-                        type);
+                        code != null ? code : text(error.path("code")));
             }
             case "refund.created", "refund.updated", "refund.failed", "charge.refund.updated" -> {
                 String status = "refund.failed".equals(type) ? "failed" : text(object.path("status"));
@@ -67,36 +48,42 @@ final class StripeMapping {
                             default -> PspEvent.Type.IGNORED;
                         };
                 String reason = text(object.path("failure_reason"));
-                yield new PspEvent(
-                        id,
+                yield event(
+                        event,
                         refundType,
-                        created,
-                        text(metadata.path(StripePsp.METADATA_PAYMENT)),
-                        text(metadata.path(StripePsp.METADATA_REFUND)),
+                        paymentId,
+                        refundId,
                         idOf(object.path("payment_intent")),
-                        objectId,
-                        amount,
-                        currency,
-                        refundType == PspEvent.Type.REFUND_FAILED ? (reason != null ? reason : status) : null,
-                        type);
+                        refundType == PspEvent.Type.REFUND_FAILED ? (reason != null ? reason : status) : null);
             }
             case "charge.dispute.created" ->
-                new PspEvent(
-                        id,
+                event(
+                        event,
                         PspEvent.Type.DISPUTE_CREATED,
-                        created,
                         null,
                         null,
                         idOf(object.path("payment_intent")),
-                        objectId,
-                        amount,
-                        currency,
-                        text(object.path("reason")),
-                        type);
-            default ->
-                new PspEvent(
-                        id, PspEvent.Type.IGNORED, created, null, null, null, objectId, amount, currency, null, type);
+                        text(object.path("reason")));
+            default -> event(event, PspEvent.Type.IGNORED, null, null, null, null);
         };
+    }
+
+    /** The event's fields that every type shares (id, time, the object's id, amount and currency) and the given. */
+    private static PspEvent event(
+            JsonNode event, PspEvent.Type type, String paymentId, String refundId, String pspChargeId, String code) {
+        JsonNode object = event.path("data").path("object");
+        return new PspEvent(
+                text(event.path("id")),
+                type,
+                Instant.ofEpochSecond(event.path("created").asLong(0)),
+                paymentId,
+                refundId,
+                pspChargeId,
+                text(object.path("id")),
+                object.path("amount").asLong(0),
+                currency(object),
+                code,
+                text(event.path("type")));
     }
 
     /**

@@ -31,10 +31,10 @@ import javax.crypto.spec.SecretKeySpec;
 public class WebhookService {
 
     /** How the deliveries of one protocol are signed: the header's name and its value for a time and a body. */
-    public interface Signer {
-        String header();
-
-        String value(long unixSeconds, byte[] body);
+    public record Signer(String header, Signature value) {
+        public interface Signature {
+            String of(long unixSeconds, byte[] body);
+        }
     }
 
     /** Where a delivery stands: PENDING, RETRYING, DELIVERED, GAVE_UP or DROPPED. */
@@ -81,17 +81,7 @@ public class WebhookService {
     private final java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong();
     private final ThreadLocal<Mac> macs;
     private volatile WebClient client;
-    private final Signer pspSignature = new Signer() {
-        @Override
-        public String header() {
-            return "Psp-Signature";
-        }
-
-        @Override
-        public String value(long unixSeconds, byte[] body) {
-            return signatureHeader(unixSeconds, body);
-        }
-    };
+    private final Signer pspSignature = new Signer("Psp-Signature", this::signatureHeader);
 
     public WebhookService(Vertx vertx, FaultSettings faults, SandboxConfig config) {
         this.vertx = vertx;
@@ -175,7 +165,7 @@ public class WebhookService {
         tracker.attempts.incrementAndGet();
         client().requestAbs(HttpMethod.POST, tracker.url)
                 .putHeader("Content-Type", "application/json")
-                .putHeader(tracker.signer.header(), tracker.signer.value(System.currentTimeMillis() / 1000, body))
+                .putHeader(tracker.signer.header(), tracker.signer.value().of(System.currentTimeMillis() / 1000, body))
                 .timeout(requestTimeoutMs)
                 .sendBuffer(Buffer.buffer(body))
                 .subscribe()

@@ -30,17 +30,7 @@ public class StripeEvents {
     private final WebhookService webhooks;
     private final String url;
     private final List<SecretKeySpec> secrets;
-    private final WebhookService.Signer signer = new WebhookService.Signer() {
-        @Override
-        public String header() {
-            return "Stripe-Signature";
-        }
-
-        @Override
-        public String value(long unixSeconds, byte[] body) {
-            return signature(unixSeconds, body);
-        }
-    };
+    private final WebhookService.Signer signer = new WebhookService.Signer("Stripe-Signature", this::signature);
 
     public StripeEvents(ObjectMapper mapper, SandboxClock clock, WebhookService webhooks, SandboxConfig config) {
         this.mapper = mapper;

@@ -1,6 +1,7 @@
 package com.payments.sandbox.stripe;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -25,7 +26,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -473,17 +476,10 @@ public class StripeService {
                 found.add(intent);
             }
         }
-        found.sort(Comparator.comparingLong((Intent i) -> i.created)
-                .reversed()
-                .thenComparing(i -> i.id, Comparator.reverseOrder()));
-        ObjectNode result = mapper.createObjectNode();
-        result.put("object", "search_result");
-        result.put("url", "/v1/payment_intents/search");
-        result.put("has_more", found.size() > limit);
+        found.sort(newestFirst(i -> i.created, i -> i.id));
+        ObjectNode result = page("search_result", "/v1/payment_intents/search", found, 0, limit, this::intentJson);
         result.putNull("next_page");
         result.put("total_count", found.size());
-        ArrayNode data = result.putArray("data");
-        found.stream().limit(limit).forEach(i -> data.add(intentJson(i)));
         return ok(result);
     }
 
@@ -592,16 +588,8 @@ public class StripeService {
                 found.add(refund);
             }
         }
-        found.sort(Comparator.comparingLong((StripeRefund r) -> r.created)
-                .reversed()
-                .thenComparing(r -> r.id, Comparator.reverseOrder()));
-        ObjectNode list = mapper.createObjectNode();
-        list.put("object", "list");
-        list.put("url", "/v1/refunds");
-        list.put("has_more", found.size() > limit);
-        ArrayNode data = list.putArray("data");
-        found.stream().limit(limit).forEach(r -> data.add(refundJson(r)));
-        return ok(list);
+        found.sort(newestFirst(r -> r.created, r -> r.id));
+        return ok(page("list", "/v1/refunds", found, 0, limit, this::refundJson));
     }
 
     /** {@code GET /v1/refunds/{id}}. */
@@ -680,29 +668,35 @@ public class StripeService {
         List<String> expand = params.all("expand[]");
         boolean source = expand.contains("data.source") || expand.contains("data.source.payment_intent");
         boolean sourceIntent = expand.contains("data.source.payment_intent");
-        ObjectNode list = mapper.createObjectNode();
-        list.put("object", "list");
-        list.put("url", "/v1/balance_transactions");
-        int to = Math.min(all.size(), from + limit);
-        list.put("has_more", to < all.size());
-        ArrayNode data = list.putArray("data");
-        for (int i = from; i < to; i++) {
-            BalanceTxn txn = all.get(i);
+        return ok(page("list", "/v1/balance_transactions", all, from, limit, txn -> {
             ObjectNode json = balanceJson(txn);
-            if (source) {
-                ObjectNode src = sourceJson(txn.source(), sourceIntent);
-                if (src != null) {
-                    json.set("source", src);
-                }
+            ObjectNode src = source ? sourceJson(txn.source(), sourceIntent) : null;
+            if (src != null) {
+                json.set("source", src);
             }
-            data.add(json);
-        }
-        return ok(list);
+            return json;
+        }));
     }
 
-    static final Comparator<BalanceTxn> NEWEST_FIRST = Comparator.comparingLong(BalanceTxn::created)
-            .reversed()
-            .thenComparing(BalanceTxn::id, Comparator.reverseOrder());
+    static final Comparator<BalanceTxn> NEWEST_FIRST = newestFirst(BalanceTxn::created, BalanceTxn::id);
+
+    /** Stripe's list order: newest first, ties by id, descending. */
+    static <T> Comparator<T> newestFirst(ToLongFunction<T> created, Function<T, String> id) {
+        return Comparator.comparingLong(created).reversed().thenComparing(id, Comparator.reverseOrder());
+    }
+
+    /** A Stripe list object of {@code limit} items of {@code sorted} from index {@code from}. */
+    private <T> ObjectNode page(
+            String object, String url, List<T> sorted, int from, int limit, Function<T, ? extends JsonNode> json) {
+        int to = Math.min(sorted.size(), from + limit);
+        ObjectNode list = mapper.createObjectNode();
+        list.put("object", object);
+        list.put("url", url);
+        list.put("has_more", to < sorted.size());
+        ArrayNode data = list.putArray("data");
+        sorted.subList(from, to).forEach(item -> data.add(json.apply(item)));
+        return list;
+    }
 
     /** The sandbox pays out each settlement day once: {@code po_sbx_<yyyymmdd>}. */
     public static String payoutId(LocalDate day) {

@@ -97,23 +97,23 @@ public class RefundRepository {
 
     /** PENDING → SUCCEEDED; false when the refund was no longer PENDING. */
     public Uni<Boolean> succeed(SqlClient client, UUID refundId, String pspReference) {
-        return client.preparedQuery(
-                        """
-                        UPDATE refunds SET status = 'SUCCEEDED', psp_reference = $2, completed_at = now(),
-                                           next_attempt_at = NULL, last_error = NULL
-                         WHERE id = $1 AND status = 'PENDING'""")
-                .execute(Tuple.of(refundId, pspReference))
-                .map(rows -> rows.rowCount() == 1);
+        return settle(client, refundId, "SUCCEEDED", pspReference, null);
     }
 
     /** PENDING → FAILED; false when the refund was no longer PENDING (then nothing may be released). */
     public Uni<Boolean> fail(SqlClient client, UUID refundId, String failureCode) {
+        return settle(client, refundId, "FAILED", null, failureCode);
+    }
+
+    private Uni<Boolean> settle(
+            SqlClient client, UUID refundId, String status, String pspReference, String failureCode) {
         return client.preparedQuery(
                         """
-                        UPDATE refunds SET status = 'FAILED', failure_code = $2, completed_at = now(),
+                        UPDATE refunds SET status = $2, psp_reference = coalesce($3, psp_reference),
+                                           failure_code = coalesce($4, failure_code), completed_at = now(),
                                            next_attempt_at = NULL, last_error = NULL
                          WHERE id = $1 AND status = 'PENDING'""")
-                .execute(Tuple.of(refundId, failureCode))
+                .execute(Tuple.of(refundId, status, pspReference, failureCode))
                 .map(rows -> rows.rowCount() == 1);
     }
 
