@@ -28,11 +28,13 @@ WORKERS=${WORKERS:-4}
 SETTLE_SECONDS=${SETTLE_SECONDS:-90}
 # Shorter retry schedules than production, so that a short run settles in a minute (semantics unchanged): a payment
 # left PROCESSING by a kill -9 is the resolver's after 15 s instead of 60 s, a refund whose PSP call failed is retried
-# after 2 s (at most 10 s) instead of 10 s (at most 10 min), claims of a killed instance expire after 20 s.
+# after 2 s (at most 10 s) instead of 10 s (at most 10 min), claims of a killed instance expire after 20 s, a refund
+# whose command never executed (its record failed while PostgreSQL and then Kafka restarted) is the sync's after 20 s
+# instead of 5 min.
 export PAYMENTS_PSP_STUCK_AFTER=${PAYMENTS_PSP_STUCK_AFTER:-15s} PAYMENTS_RESOLVER_BACKOFF=${PAYMENTS_RESOLVER_BACKOFF:-2s,5s,10s,30s}
 export PAYMENTS_RESOLVER_LEASE=${PAYMENTS_RESOLVER_LEASE:-20s} REFUNDS_RETRY_INITIAL_BACKOFF=${REFUNDS_RETRY_INITIAL_BACKOFF:-2s}
 export REFUNDS_RETRY_MAX_BACKOFF=${REFUNDS_RETRY_MAX_BACKOFF:-10s} REFUNDS_SYNC_EVERY=${REFUNDS_SYNC_EVERY:-5s}
-export REFUNDS_SYNC_LEASE=${REFUNDS_SYNC_LEASE:-20s}
+export REFUNDS_SYNC_LEASE=${REFUNDS_SYNC_LEASE:-20s} REFUNDS_SYNC_UNSCHEDULED_AFTER=${REFUNDS_SYNC_UNSCHEDULED_AFTER:-20s}
 export API_PORT=${API_PORT:-18280} RELAY_PORT=${RELAY_PORT:-18281} WORKER_PORT=${WORKER_PORT:-18282}
 export API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-18290} RELAY_MANAGEMENT_PORT=${RELAY_MANAGEMENT_PORT:-18291}
 export WORKER_MANAGEMENT_PORT=${WORKER_MANAGEMENT_PORT:-18292}
