@@ -489,7 +489,7 @@ public final class StripePsp implements PspPort {
                 || failure.getClass().getSimpleName().contains("Timeout")) {
             return "timeout";
         }
-        return failure instanceof java.net.ConnectException ? "connect_failed" : "io_error";
+        return failure instanceof java.net.ConnectException ? ChargeResult.CONNECT_FAILED : "io_error";
     }
 
     static String text(JsonNode node) {
