@@ -1,9 +1,13 @@
 package com.payments.psp.sandbox;
 
+import static com.payments.psp.PspHttp.encode;
+import static com.payments.psp.PspHttp.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.PspHttp;
 import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
@@ -20,16 +24,14 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.core.buffer.Buffer;
 import io.vertx.mutiny.ext.web.client.HttpRequest;
+import io.vertx.mutiny.ext.web.client.HttpResponse;
 import io.vertx.mutiny.ext.web.client.WebClient;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -39,6 +41,7 @@ import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The {@link PspPort} for the project's own PSP protocol (docs/architecture.md §5), which psp-sandbox serves: JSON
@@ -82,15 +85,8 @@ public final class SandboxPsp implements PspPort {
         this.settings = settings;
         this.limit = limit;
         this.signature = new StripeSignature(settings.webhookSecrets(), settings.webhookTolerance(), clock);
-        String url = settings.url().toString();
-        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-        this.client = WebClient.create(
-                vertx,
-                new WebClientOptions()
-                        .setMaxPoolSize(settings.maxConnections())
-                        .setConnectTimeout((int) settings.connectTimeout().toMillis())
-                        .setKeepAlive(true)
-                        .setUserAgent("payments-platform"));
+        this.base = PspHttp.base(settings.url());
+        this.client = PspHttp.client(vertx, settings.maxConnections(), settings.connectTimeout());
     }
 
     @Override
@@ -98,7 +94,7 @@ public final class SandboxPsp implements PspPort {
         return "sandbox";
     }
 
-    /** Closes the HTTP connections. */
+    @Override
     public void close() {
         client.close();
     }
@@ -112,7 +108,7 @@ public final class SandboxPsp implements PspPort {
                 .put("amount", request.amount())
                 .put("currency", request.currency())
                 .put("source", request.source());
-        return call(HttpMethod.POST, "/v1/charges", request.paymentId(), body)
+        return post("/v1/charges", request.paymentId(), body)
                 .map(SandboxPsp::chargeOutcome)
                 .onFailure(SandboxPsp::sent)
                 .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
@@ -158,11 +154,7 @@ public final class SandboxPsp implements PspPort {
      */
     @Override
     public Uni<ChargeResult> lookUpCharge(ChargeQuery query) {
-        return call(
-                        HttpMethod.GET,
-                        "/v1/charges?reference=" + encode(query.original().paymentId()),
-                        null,
-                        null)
+        return get("/v1/charges?reference=" + encode(query.original().paymentId()))
                 .map(answer -> {
                     if (answer.status() == 404) {
                         return ChargeResult.notFound();
@@ -182,23 +174,18 @@ public final class SandboxPsp implements PspPort {
                 .put("reference", request.refundId())
                 .put("charge", request.pspChargeId())
                 .put("amount", request.amount());
-        return refundCall(HttpMethod.POST, "/v1/refunds", request.refundId(), body, false);
+        return refundResult(post("/v1/refunds", request.refundId(), body), false);
     }
 
     /** {@code GET /v1/refunds?reference=}: the refund as the PSP has it, or NOT_FOUND (404). */
     @Override
     public Uni<RefundResult> lookUpRefund(RefundQuery query) {
-        return refundCall(
-                HttpMethod.GET,
-                "/v1/refunds?reference=" + encode(query.original().refundId()),
-                null,
-                null,
-                true);
+        return refundResult(
+                get("/v1/refunds?reference=" + encode(query.original().refundId())), true);
     }
 
-    private Uni<RefundResult> refundCall(HttpMethod method, String path, String key, ObjectNode body, boolean lookup) {
-        return call(method, path, key, body)
-                .map(answer -> refundOutcome(answer, lookup))
+    private static Uni<RefundResult> refundResult(Uni<Answer> call, boolean lookup) {
+        return call.map(answer -> refundOutcome(answer, lookup))
                 .onFailure(SandboxPsp::sent)
                 .recoverWithItem(failure -> RefundResult.unknown(null, detail(failure)));
     }
@@ -317,23 +304,25 @@ public final class SandboxPsp implements PspPort {
 
     // ---------------------------------------------------------------- HTTP
 
+    private Uni<Answer> get(String path) {
+        return call(() -> request(HttpMethod.GET, path).send());
+    }
+
+    private Uni<Answer> post(String path, String idempotencyKey, ObjectNode body) {
+        return call(() -> request(HttpMethod.POST, path)
+                .putHeader("Idempotency-Key", idempotencyKey)
+                .putHeader("Content-Type", "application/json")
+                .sendBuffer(Buffer.buffer(body.toString())));
+    }
+
     /** One JSON call (under the limit, if any), sent once more at once when the connection closed unanswered. */
-    private Uni<Answer> call(HttpMethod method, String path, String idempotencyKey, ObjectNode body) {
+    private Uni<Answer> call(Supplier<Uni<HttpResponse<Buffer>>> send) {
         Uni<Answer> answered = Uni.createFrom()
-                .deferred(() -> {
-                    HttpRequest<Buffer> request = request(method, path);
-                    if (idempotencyKey != null) {
-                        request.putHeader("Idempotency-Key", idempotencyKey);
-                    }
-                    return body == null
-                            ? request.send()
-                            : request.putHeader("Content-Type", "application/json")
-                                    .sendBuffer(Buffer.buffer(body.toString()));
-                })
+                .deferred(() -> send.get())
                 .onFailure(SandboxPsp::closedBeforeAnswer)
                 .retry()
                 .atMost(1)
-                .map(response -> new Answer(response.statusCode(), json(response.bodyAsBuffer())));
+                .map(response -> new Answer(response.statusCode(), PspHttp.json(response.bodyAsBuffer(), null)));
         return limit == null ? answered : limit.run(() -> answered);
     }
 
@@ -354,17 +343,6 @@ public final class SandboxPsp implements PspPort {
         return client.requestAbs(method, base + path)
                 .putHeader("Accept", "application/json")
                 .timeout(settings.callTimeout().toMillis());
-    }
-
-    private JsonNode json(Buffer body) {
-        if (body == null || body.length() == 0) {
-            return mapper.missingNode();
-        }
-        try {
-            return mapper.readTree(body.getBytes());
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     /**
@@ -406,13 +384,5 @@ public final class SandboxPsp implements PspPort {
             }
         }
         return false;
-    }
-
-    static String text(JsonNode node) {
-        return node == null || node.isMissingNode() || node.isNull() ? null : node.asText();
-    }
-
-    static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 }
