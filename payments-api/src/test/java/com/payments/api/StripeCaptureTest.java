@@ -77,6 +77,17 @@ class StripeCaptureTest {
     }
 
     @Test
+    void cardsThatNeedAuthenticationAreUnknownWithoutOpeningTheCircuit() {
+        // 3-D Secure: Stripe answers requires_action. More of them than the test profile's circuit needs to open (3 of
+        // 4): each is UNKNOWN for the resolver, none is a PSP failure, so the next capture still reaches Stripe.
+        for (int i = 0; i < 5; i++) {
+            Response pending = captureOnce("tok_authenticationRequired", 202);
+            assertThat(pending.<String>path("status")).isEqualTo("UNKNOWN");
+        }
+        assertThat(captureOnce("tok_visa", 201).<String>path("status")).isEqualTo("CAPTURED");
+    }
+
+    @Test
     void aLostAnswerIsUnknownThenTheResolverResendsTheKeyAndStripeReplaysTheCharge() {
         // Stripe charges and keeps the answer under the key, but the answer comes after the capture's timeout
         Fixtures.faults(pspUrl, "{\"timeoutRate\":1.0}");

@@ -42,7 +42,12 @@ public class PspChargeLookup {
 
     /** @return a definite answer; fails with a timeout, {@link PspUnavailableException} or {@link PspNotSentException}. */
     @Timeout(2000)
-    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5000, successThreshold = 1)
+    @CircuitBreaker(
+            requestVolumeThreshold = 20,
+            failureRatio = 0.5,
+            delay = 5000,
+            successThreshold = 1,
+            skipOn = PspChargePendingException.class)
     public Uni<Answer> find(ChargeQuery query) {
         return port.lookUpCharge(query).map(result -> switch (result.status()) {
             case NOT_FOUND -> new Answer.NotFound();

@@ -21,9 +21,9 @@ import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenExce
  * Charges through the service's {@link PspPort} (the adapter {@code psp.provider} picks) with the payment id as its
  * idempotency key and reference, under a timeout and a circuit breaker (values in application.properties:
  * {@code quarkus.fault-tolerance."com.payments.api.client.PspGateway/charge".*}). A decline is a normal answer and
- * never counts against the circuit; an UNKNOWN answer (5xx, a conflict on the key, a connection lost) and timeouts
- * do. How many calls run at once is the callers' {@link PspConcurrencyLimit}, taken outside this bean, so that a call
- * shed by the limit never reaches the circuit breaker and the timeout covers the PSP's round trip only. Each call's
+ * never counts against the circuit, nor does a charge the PSP holds unfinished (Stripe's {@code requires_action});
+ * another UNKNOWN answer (5xx, a conflict on the key, a connection lost) and timeouts do. How many calls run at once
+ * is the callers' {@link PspConcurrencyLimit}, taken outside this bean, so that a call shed by the limit never reaches the circuit breaker and the timeout covers the PSP's round trip only. Each call's
  * round trip is timed: {@code payments_psp_latency_seconds{outcome=captured|refused|error}}.
  */
 @ApplicationScoped
@@ -38,12 +38,17 @@ public class PspGateway {
     }
 
     /**
-     * @return a definite answer; fails with {@link org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException}
-     *     or {@link PspUnavailableException} when the outcome is unknown, and with {@link CircuitBreakerOpenException}
+     * @return a definite answer; fails with {@link org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException},
+     *     {@link PspUnavailableException} or {@link PspChargePendingException} when the outcome is unknown, and with {@link CircuitBreakerOpenException}
      *     or {@link PspNotSentException} when the PSP was never called (see {@link #neverSent}).
      */
     @Timeout(2000)
-    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5000, successThreshold = 1)
+    @CircuitBreaker(
+            requestVolumeThreshold = 20,
+            failureRatio = 0.5,
+            delay = 5000,
+            successThreshold = 1,
+            skipOn = PspChargePendingException.class)
     public Uni<PspChargeResult> charge(UUID paymentId, long amount, String currency, String source) {
         long start = System.nanoTime();
         return port.charge(new ChargeRequest(paymentId.toString(), amount, currency, source))
@@ -65,11 +70,18 @@ public class PspGateway {
                 .register(registry));
     }
 
-    /** The failure standing for an answer that is not definite: never sent, or sent with an unknown outcome. */
+    /**
+     * The failure standing for an answer that is not definite: never sent; held by the PSP but not finished (it has
+     * the charge's id: no PSP failure); or sent with an unknown outcome.
+     */
     static RuntimeException notDefinite(ChargeResult result) {
-        return result.neverSent()
-                ? new PspNotSentException("PSP not reached: " + result.detail())
-                : new PspUnavailableException("PSP answered " + result.status() + " " + result.detail());
+        if (result.neverSent()) {
+            return new PspNotSentException("PSP not reached: " + result.detail());
+        }
+        if (result.pspChargeId() != null) {
+            return new PspChargePendingException("PSP charge " + result.pspChargeId() + " is " + result.detail());
+        }
+        return new PspUnavailableException("PSP answered " + result.status() + " " + result.detail());
     }
 
     /**
