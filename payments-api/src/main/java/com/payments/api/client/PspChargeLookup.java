@@ -42,12 +42,8 @@ public class PspChargeLookup {
 
     /** @return a definite answer; fails with a timeout, {@link PspUnavailableException} or {@link PspNotSentException}. */
     @Timeout(2000)
-    @CircuitBreaker(
-            requestVolumeThreshold = 20,
-            failureRatio = 0.5,
-            delay = 5000,
-            successThreshold = 1,
-            skipOn = PspChargePendingException.class)
+    // MicroProfile's defaults: opens at 50 % failures of 20 calls, half-opens after 5 s, closes after 1 success
+    @CircuitBreaker(skipOn = PspChargePendingException.class)
     public Uni<Answer> find(ChargeQuery query) {
         return port.lookUpCharge(query).map(result -> switch (result.status()) {
             case NOT_FOUND -> new Answer.NotFound();

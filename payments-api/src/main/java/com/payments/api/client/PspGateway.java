@@ -39,16 +39,13 @@ public class PspGateway {
 
     /**
      * @return a definite answer; fails with {@link org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException},
-     *     {@link PspUnavailableException} or {@link PspChargePendingException} when the outcome is unknown, and with {@link CircuitBreakerOpenException}
-     *     or {@link PspNotSentException} when the PSP was never called (see {@link #neverSent}).
+     *     {@link PspUnavailableException} or {@link PspChargePendingException} when the outcome is unknown, and with
+     *     {@link CircuitBreakerOpenException} or {@link PspNotSentException} when the PSP was never called (see
+     *     {@link #neverSent}).
      */
     @Timeout(2000)
-    @CircuitBreaker(
-            requestVolumeThreshold = 20,
-            failureRatio = 0.5,
-            delay = 5000,
-            successThreshold = 1,
-            skipOn = PspChargePendingException.class)
+    // MicroProfile's defaults: opens at 50 % failures of 20 calls, half-opens after 5 s, closes after 1 success
+    @CircuitBreaker(skipOn = PspChargePendingException.class)
     public Uni<PspChargeResult> charge(UUID paymentId, long amount, String currency, String source) {
         long start = System.nanoTime();
         return port.charge(new ChargeRequest(paymentId.toString(), amount, currency, source))
