@@ -107,9 +107,9 @@ class PspClosedConnectionTest {
             } catch (Exception e) {
                 throw new IllegalStateException("Cannot start the closing PSP", e);
             }
-            // The REST client's URL itself: a global test resource of other classes (the sandbox) sets psp.url.
+            // The sandbox adapter's own URL: a global test resource of other classes (the sandbox) sets psp.url.
             String url = "http://127.0.0.1:" + port;
-            return Map.of("quarkus.rest-client.psp.url", url, "closing-psp.url", url);
+            return Map.of("psp.sandbox.url", url, "closing-psp.url", url);
         }
 
         @Override

@@ -58,7 +58,7 @@ class SlowPspCaptureTest {
         public Map<String, String> getConfigOverrides() {
             return Map.of(
                     "quarkus.fault-tolerance.\"com.payments.api.client.PspGateway/charge\".timeout.value", "30000",
-                    "quarkus.rest-client.psp.read-timeout", "40000");
+                    "psp.sandbox.call-timeout", "40s");
         }
     }
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.RefundRequested;
 import com.payments.infra.Kafka;
+import io.quarkus.arc.Arc;
 import io.restassured.http.ContentType;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -25,6 +26,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Test set-up against the real systems: a payment captured at the sandbox over HTTP and stored CAPTURED, refunds
@@ -46,10 +48,16 @@ final class Fixtures {
         this.pspUrl = pspUrl;
     }
 
+    /** The fixtures of the running application: its pool and ObjectMapper, and the sandbox's URL. */
+    static Fixtures current() {
+        return new Fixtures(
+                Arc.container().instance(Pool.class).get(),
+                Arc.container().instance(ObjectMapper.class).get(),
+                ConfigProvider.getConfig().getValue("psp.url", String.class));
+    }
+
     /** Charges {@code source} at the sandbox (payment id as key and reference) and stores the payment CAPTURED. */
     Captured capture(String source, long amount) {
-        UUID merchantId = one("INSERT INTO merchants (name) VALUES ('refund tests') RETURNING id", Tuple.tuple())
-                .getUUID("id");
         UUID paymentId = UUID.randomUUID();
         String charge = given().baseUri(pspUrl)
                 .header("Idempotency-Key", paymentId.toString())
@@ -60,6 +68,35 @@ final class Fixtures {
                 .statusCode(200)
                 .extract()
                 .path("id");
+        return store(paymentId, source, charge, amount);
+    }
+
+    /**
+     * Charges {@code paymentMethod} at the sandbox's Stripe mode as the Stripe adapter does (a PaymentIntent with our
+     * payment id in its metadata) and stores the payment CAPTURED with the PaymentIntent as its PSP reference.
+     */
+    Captured captureAtStripe(String apiKey, String paymentMethod, long amount) {
+        UUID paymentId = UUID.randomUUID();
+        String intent = given().baseUri(pspUrl + "/stripe")
+                .header("Authorization", "Bearer " + apiKey)
+                .header("Idempotency-Key", paymentId.toString())
+                .contentType(ContentType.URLENC)
+                .formParam("amount", amount)
+                .formParam("currency", "eur")
+                .formParam("confirm", "true")
+                .formParam("payment_method", paymentMethod)
+                .formParam("metadata[payment_id]", paymentId.toString())
+                .post("/v1/payment_intents")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("id");
+        return store(paymentId, paymentMethod, intent, amount);
+    }
+
+    private Captured store(UUID paymentId, String source, String charge, long amount) {
+        UUID merchantId = one("INSERT INTO merchants (name) VALUES ('refund tests') RETURNING id", Tuple.tuple())
+                .getUUID("id");
         one(
                 """
                 INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, psp_reference,

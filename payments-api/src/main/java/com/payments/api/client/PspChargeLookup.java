@@ -1,20 +1,21 @@
 package com.payments.api.client;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.psp.port.ChargeQuery;
+import com.payments.psp.port.ChargeResult;
+import com.payments.psp.port.PspPort;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.UUID;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Timeout;
-import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /**
- * {@code GET /v1/charges?reference=<payment id>}: what the PSP knows about a payment's charge. Used by the resolver
- * outside any database transaction. A 404 is a normal answer (the PSP never received the charge) and does not count
- * against the circuit; 5xx, timeouts and connection errors do. Timings:
- * {@code quarkus.fault-tolerance."com.payments.api.client.PspChargeLookup/find".*}.
+ * What the PSP knows about a payment's charge ({@link PspPort#lookUpCharge}; the sandbox protocol asks
+ * {@code GET /v1/charges?reference=<payment id>}). Used by the resolver outside any database transaction. NOT_FOUND is
+ * a normal answer (the PSP never received the charge) and does not count against the circuit; an UNKNOWN answer and
+ * timeouts do. Timings: {@code quarkus.fault-tolerance."com.payments.api.client.PspChargeLookup/find".*}.
  */
 @ApplicationScoped
 public class PspChargeLookup {
@@ -23,7 +24,7 @@ public class PspChargeLookup {
     public sealed interface Answer {
         /**
          * The PSP has a charge for the reference: succeeded (with its id) or declined (with its code); {@code charge}
-         * is the charge as the PSP reported it (its amount and currency are not checked here).
+         * is the charge as the PSP reported it (id, status and, where reported, amount and currency; not checked here).
          */
         record Found(String chargeId, boolean succeeded, String declineCode, JsonNode charge) implements Answer {}
 
@@ -31,43 +32,41 @@ public class PspChargeLookup {
         record NotFound() implements Answer {}
     }
 
-    private final PspClient client;
+    private final PspPort port;
     private final ObjectMapper mapper;
 
-    public PspChargeLookup(@RestClient PspClient client, ObjectMapper mapper) {
-        this.client = client;
+    public PspChargeLookup(PspPort port, ObjectMapper mapper) {
+        this.port = port;
         this.mapper = mapper;
     }
 
-    /** @return a definite answer; fails with a timeout, {@link PspUnavailableException} or an I/O error otherwise. */
+    /** @return a definite answer; fails with a timeout, {@link PspUnavailableException} or {@link PspNotSentException}. */
     @Timeout(2000)
-    @CircuitBreaker(requestVolumeThreshold = 20, failureRatio = 0.5, delay = 5000, successThreshold = 1)
-    public Uni<Answer> find(UUID paymentId) {
-        return client.chargeByReference(paymentId.toString()).map(response -> {
-            int status = response.getStatus();
-            if (status == 404) {
-                // the error body is not a charge: do not read it
-                return new Answer.NotFound();
-            }
-            JsonNode reported = status == 200 ? response.getEntity() : null;
-            PspCharge charge = reported == null ? null : charge(reported);
-            if (charge != null && charge.succeeded() && charge.id() != null) {
-                return new Answer.Found(charge.id(), true, null, reported);
-            }
-            if (charge != null && charge.declined()) {
-                return new Answer.Found(
-                        charge.id(), false, charge.declineCode() == null ? "declined" : charge.declineCode(), reported);
-            }
-            throw new PspUnavailableException("PSP lookup answered " + status);
+    // MicroProfile's defaults: opens at 50 % failures of 20 calls, half-opens after 5 s, closes after 1 success
+    @CircuitBreaker(skipOn = PspChargePendingException.class)
+    public Uni<Answer> find(ChargeQuery query) {
+        return port.lookUpCharge(query).map(result -> switch (result.status()) {
+            case NOT_FOUND -> new Answer.NotFound();
+            case CAPTURED, DECLINED ->
+                new Answer.Found(
+                        result.pspChargeId(),
+                        result.status() == ChargeResult.Status.CAPTURED,
+                        result.declineCode(),
+                        reported(result));
+            case UNKNOWN -> throw PspGateway.notDefinite(result);
         });
     }
 
-    /** The fields we act on; null when the body is not a charge (then the answer is not definite). */
-    private PspCharge charge(JsonNode reported) {
-        try {
-            return reported.isObject() ? mapper.treeToValue(reported, PspCharge.class) : null;
-        } catch (JsonProcessingException | IllegalArgumentException e) {
-            return null;
+    private JsonNode reported(ChargeResult result) {
+        ObjectNode charge = mapper.createObjectNode()
+                .put("id", result.pspChargeId())
+                .put("status", result.status().name());
+        if (result.amount() != null) {
+            charge.put("amount", result.amount());
         }
+        if (result.currency() != null) {
+            charge.put("currency", result.currency());
+        }
+        return charge;
     }
 }

@@ -126,8 +126,9 @@ public interface ApiConfig {
             int min();
 
             /**
-             * Hard ceiling of concurrent PSP calls per instance. {@code quarkus.rest-client.psp.connection-pool-size}
-             * follows it (one HTTP/1.1 keep-alive connection per call in flight), so a call under the limit never
+             * Hard ceiling of concurrent PSP calls per instance. The adapters' connection pools
+             * ({@code psp.sandbox.max-connections}, {@code psp.stripe.max-connections})
+             * follow it (one HTTP/1.1 keep-alive connection per call in flight), so a call under the limit never
              * waits for a connection. 2,048 covers a PSP at 1 s with 2,000 captures in flight (docs/capacity.md).
              */
             @WithDefault("2048")

@@ -19,6 +19,8 @@ import com.payments.api.resolver.ResolverRepository.Claimed;
 import com.payments.api.resolver.ResolverRepository.Locked;
 import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.port.ChargeQuery;
+import com.payments.psp.port.ChargeRequest;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -150,7 +152,7 @@ public class PaymentResolver {
         // Lookups and re-sends take permits of the same PSP limit as captures: one PSP, one connection pool.
         return pspLimit.run(() -> {
                     timer.start();
-                    return lookup.find(claim.id());
+                    return lookup.find(new ChargeQuery(chargeOf(claim), null, claim.createdAt()));
                 })
                 .onItemOrFailure()
                 .transformToUni((answer, failure) -> {
@@ -171,6 +173,11 @@ public class PaymentResolver {
                     }
                     return resend(claim, calls);
                 });
+    }
+
+    /** The charge as the capture sent it: same payment id (the key), amount, currency and source. */
+    private static ChargeRequest chargeOf(Claimed claim) {
+        return new ChargeRequest(claim.id().toString(), claim.amount(), claim.currency(), claim.source());
     }
 
     /** The PSP never got the charge: send it again, same payment id as key and reference (the PSP deduplicates). */

@@ -42,4 +42,7 @@ public interface PspPort {
 
     /** The money movements the PSP booked on a UTC day, for the reconciler; paged lazily, in the PSP's order. */
     Multi<SettlementLine> settlementLines(LocalDate day);
+
+    /** Releases the adapter's HTTP connections. */
+    default void close() {}
 }

@@ -1,6 +1,6 @@
 package com.payments.psp.stripe;
 
-import static com.payments.psp.stripe.StripePsp.text;
+import static com.payments.psp.PspHttp.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.psp.port.PspEvent;

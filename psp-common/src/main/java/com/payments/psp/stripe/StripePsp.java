@@ -1,8 +1,12 @@
 package com.payments.psp.stripe;
 
+import static com.payments.psp.PspHttp.encode;
+import static com.payments.psp.PspHttp.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.PspHttp;
 import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
@@ -19,14 +23,11 @@ import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.core.buffer.Buffer;
 import io.vertx.mutiny.ext.web.client.HttpRequest;
 import io.vertx.mutiny.ext.web.client.WebClient;
 import java.io.IOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -88,15 +89,9 @@ public final class StripePsp implements PspPort {
         this.registry = registry;
         this.clock = clock;
         this.signature = new StripeSignature(settings.webhookSecrets(), settings.webhookTolerance(), clock);
-        String url = settings.apiBase().toString();
-        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        this.base = PspHttp.base(settings.apiBase());
         this.authorization = "Bearer " + settings.apiKey();
-        this.client = WebClient.create(
-                vertx,
-                new WebClientOptions()
-                        .setMaxPoolSize(settings.maxConnections())
-                        .setKeepAlive(true)
-                        .setUserAgent("payments-platform"));
+        this.client = PspHttp.client(vertx, settings.maxConnections(), null);
     }
 
     @Override
@@ -104,7 +99,7 @@ public final class StripePsp implements PspPort {
         return "stripe";
     }
 
-    /** Closes the HTTP connections. */
+    @Override
     public void close() {
         client.close();
     }
@@ -432,7 +427,8 @@ public final class StripePsp implements PspPort {
                 .after(settings.callTimeout())
                 .failWith(() -> new TimeoutException("Stripe did not answer within " + timeoutMs + " ms"))
                 .map(response -> {
-                    Answer answer = new Answer(response.statusCode(), json(response.bodyAsBuffer()));
+                    Answer answer = new Answer(
+                            response.statusCode(), PspHttp.json(response.bodyAsBuffer(), mapper.missingNode()));
                     if (answer.status() == 429) {
                         throw new RateLimited(answer);
                     }
@@ -448,17 +444,6 @@ public final class StripePsp implements PspPort {
         Uni<Answer> answered =
                 retried.onFailure(RateLimited.class).recoverWithItem(failure -> ((RateLimited) failure).answer);
         return limit == null ? answered : limit.run(() -> answered);
-    }
-
-    private JsonNode json(Buffer body) {
-        if (body == null || body.length() == 0) {
-            return mapper.missingNode();
-        }
-        try {
-            return mapper.readTree(body.getBytes());
-        } catch (IOException e) {
-            return mapper.missingNode();
-        }
     }
 
     private <T> Uni<T> timed(String call, Uni<T> uni, Function<T, Enum<?>> outcome) {
@@ -489,19 +474,11 @@ public final class StripePsp implements PspPort {
                 || failure.getClass().getSimpleName().contains("Timeout")) {
             return "timeout";
         }
-        return failure instanceof java.net.ConnectException ? "connect_failed" : "io_error";
-    }
-
-    static String text(JsonNode node) {
-        return node == null || node.isMissingNode() || node.isNull() ? null : node.asText();
+        return failure instanceof java.net.ConnectException ? ChargeResult.CONNECT_FAILED : "io_error";
     }
 
     private static String first(String a, String b, String c) {
         return a != null ? a : b != null ? b : c;
-    }
-
-    static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     /** {@code application/x-www-form-urlencoded}, Stripe's request format; null values are left out. */

@@ -16,15 +16,16 @@ import javax.crypto.spec.SecretKeySpec;
  * Checks Stripe's {@code Stripe-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]}: a {@code v1} must equal
  * HMAC-SHA256(secret, t + "." + raw body) for one of our secrets (two while we roll ours; Stripe sends one {@code v1}
  * per secret while it rolls), compared in constant time, and {@code t} must be within the tolerance of our clock.
- * Other schemes ({@code v0}) are ignored.
+ * Other schemes ({@code v0}) are ignored. The sandbox protocol's {@code Psp-Signature} uses the same scheme
+ * (docs/architecture.md §5), so its adapter checks with this class too.
  */
-final class StripeSignature {
+public final class StripeSignature {
 
     private final List<SecretKeySpec> secrets;
     private final Duration tolerance;
     private final Clock clock;
 
-    StripeSignature(List<String> secrets, Duration tolerance, Clock clock) {
+    public StripeSignature(List<String> secrets, Duration tolerance, Clock clock) {
         this.secrets = secrets.stream()
                 .filter(s -> s != null && !s.isBlank())
                 .map(s -> new SecretKeySpec(s.getBytes(StandardCharsets.UTF_8), "HmacSHA256"))
@@ -33,7 +34,8 @@ final class StripeSignature {
         this.clock = clock;
     }
 
-    void verify(String header, byte[] body) {
+    /** @throws WebhookRejectedException when no secret is set, or the header is missing, wrong or too old */
+    public void verify(String header, byte[] body) {
         if (secrets.isEmpty()) {
             throw new WebhookRejectedException("no webhook secret is configured");
         }

@@ -49,8 +49,9 @@ public interface RefundsConfig {
         int min();
 
         /**
-         * Hard ceiling of concurrent PSP calls per instance. {@code quarkus.rest-client.psp.connection-pool-size}
-         * follows it (one HTTP/1.1 keep-alive connection per call in flight). The consumer holds at most twice this
+         * Hard ceiling of concurrent PSP calls per instance. The adapters' connection pools
+         * ({@code psp.sandbox.max-connections}, {@code psp.stripe.max-connections}) follow it (one HTTP/1.1
+         * keep-alive connection per call in flight). The consumer holds at most twice this
          * many records in flight.
          */
         @WithDefault("256")

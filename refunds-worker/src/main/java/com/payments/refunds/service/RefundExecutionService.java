@@ -83,7 +83,7 @@ public class RefundExecutionService {
                     if (refund == null) {
                         return Uni.createFrom().voidItem();
                     }
-                    return psp.refund(refund.id(), refund.chargeReference(), refund.amount())
+                    return psp.refund(refund)
                             .map(outcome -> new Result(outcome, null))
                             .onFailure()
                             .recoverWithItem(e -> new Result(null, describe(e)))
@@ -111,9 +111,9 @@ public class RefundExecutionService {
     }
 
     private Uni<Void> resync(Refund refund) {
-        return psp.lookup(refund.id())
+        return psp.lookup(refund)
                 .flatMap(found -> found instanceof PspOutcome.NotFound
-                        ? psp.refund(refund.id(), refund.chargeReference(), refund.amount())
+                        ? psp.refund(refund)
                         : Uni.createFrom().item(found))
                 .map(outcome -> new Result(outcome, null))
                 .onFailure()
@@ -200,12 +200,10 @@ public class RefundExecutionService {
                             return fail(conn, refund, f.failureCode());
                         }
                         if (outcome instanceof PspOutcome.Rejected r) {
-                            return reschedule(
-                                    conn,
-                                    refund,
-                                    "rejected",
-                                    "PSP rejected the refund: HTTP " + r.status() + " " + r.code(),
-                                    r);
+                            return reschedule(conn, refund, "rejected", "PSP rejected the refund: " + r.detail(), r);
+                        }
+                        if (outcome instanceof PspOutcome.Pending) {
+                            return reschedule(conn, refund, "pending", "PSP refund pending", null);
                         }
                         return reschedule(conn, refund, "not_found", "PSP does not know the refund", null);
                     });

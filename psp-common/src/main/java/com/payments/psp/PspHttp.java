@@ -1,0 +1,65 @@
+package com.payments.psp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.core.buffer.Buffer;
+import io.vertx.mutiny.ext.web.client.WebClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** What the PSP adapters share of HTTP and JSON: the non-blocking client, URLs and the reading of answers. */
+public final class PspHttp {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private PspHttp() {}
+
+    /**
+     * The Vert.x web client of an adapter: HTTP/1.1 keep-alive, one connection per call in flight.
+     *
+     * @param maxConnections at least the ceiling of the service's PSP limit, so a call holding a permit never waits
+     * @param connectTimeout null for the client's default
+     */
+    public static WebClient client(Vertx vertx, int maxConnections, Duration connectTimeout) {
+        WebClientOptions options = new WebClientOptions()
+                .setMaxPoolSize(maxConnections)
+                .setKeepAlive(true)
+                .setUserAgent("payments-platform");
+        if (connectTimeout != null) {
+            options.setConnectTimeout((int) connectTimeout.toMillis());
+        }
+        return WebClient.create(vertx, options);
+    }
+
+    /** The base URL without a trailing slash, for {@code base + "/v1/…"}. */
+    public static String base(URI url) {
+        String text = url.toString();
+        return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
+    }
+
+    /** An answer's JSON body: a missing node when empty, {@code unreadable} when it is not JSON. */
+    public static JsonNode json(Buffer body, JsonNode unreadable) {
+        if (body == null || body.length() == 0) {
+            return MAPPER.missingNode();
+        }
+        try {
+            return MAPPER.readTree(body.getBytes());
+        } catch (IOException e) {
+            return unreadable;
+        }
+    }
+
+    /** A field's text, null when missing or JSON null. */
+    public static String text(JsonNode node) {
+        return node == null || node.isMissingNode() || node.isNull() ? null : node.asText();
+    }
+
+    /** URL-encoded (form and query values). */
+    public static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+}
