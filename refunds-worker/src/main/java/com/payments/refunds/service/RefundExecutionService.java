@@ -236,7 +236,8 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    pspReference)))
+                                    pspReference,
+                                    refund.metadata())))
                     .replaceWith("succeeded");
         });
     }
@@ -259,7 +260,8 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    failureCode)))
+                                    failureCode,
+                                    refund.metadata())))
                     .replaceWith("failed");
         });
     }
