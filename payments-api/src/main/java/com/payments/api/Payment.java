@@ -1,9 +1,10 @@
 package com.payments.api;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 
-/** A payment row. Money: {@code amount} and {@code refundedAmount} in minor units of {@code currency}. */
+/** A payment row ({@code metadata}: the merchant's, {@code {}} when none). Money: {@code amount} and {@code refundedAmount} in minor units of {@code currency}. */
 public record Payment(
         UUID id,
         UUID merchantId,
@@ -14,7 +15,8 @@ public record Payment(
         long refundedAmount,
         String pspReference,
         String declineCode,
-        Instant createdAt) {
+        Instant createdAt,
+        Map<String, String> metadata) {
 
     /** What can still be refunded: only a captured payment is refundable. */
     public long refundableAmount() {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /** The payment as the merchant API shows it (docs/architecture.md §4). {@code refunds} is left out of list answers. */
@@ -21,6 +22,7 @@ import java.util.UUID;
     "refundableAmount",
     "pspReference",
     "createdAt",
+    "metadata",
     "refunds"
 })
 public record PaymentView(
@@ -34,6 +36,7 @@ public record PaymentView(
         long refundableAmount,
         String pspReference,
         Instant createdAt,
+        Map<String, String> metadata,
         List<RefundView> refunds) {
 
     public static PaymentView of(Payment p, List<RefundView> refunds) {
@@ -48,6 +51,7 @@ public record PaymentView(
                 p.refundableAmount(),
                 p.pspReference(),
                 p.createdAt(),
+                p.metadata(),
                 refunds);
     }
 }

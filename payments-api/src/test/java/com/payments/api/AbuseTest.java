@@ -76,6 +76,8 @@ class AbuseTest {
             new Endpoint("payment", "GET", "/v1/payments/{id}", Kind.MERCHANT_GET, null),
             new Endpoint("payments-by-order", "GET", "/v1/payments?orderId={q}", Kind.MERCHANT_GET, null),
             new Endpoint("refund", "GET", "/v1/refunds/{id}", Kind.MERCHANT_GET, null),
+            new Endpoint("payments-page", "GET", "/v1/payments?limit={q}&starting_after={q}", Kind.MERCHANT_GET, null),
+            new Endpoint("refunds-page", "GET", "/v1/refunds?paymentId={q}&ending_before={q}", Kind.MERCHANT_GET, null),
             new Endpoint("create-merchant", "POST", "/v1/admin/merchants", Kind.ADMIN_POST, Hostile.BAD_ADMIN_BODY),
             new Endpoint("issue-key", "POST", "/v1/admin/merchants/{id}/keys?revokeOthers={q}", Kind.ADMIN_POST, null),
             new Endpoint(

@@ -32,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -198,6 +199,7 @@ class CaptureBatchingTest {
                 amount,
                 "EUR",
                 "tok_visa",
+                Map.of(),
                 unique("key"),
                 new byte[32]);
     }

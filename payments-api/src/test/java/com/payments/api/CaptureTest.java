@@ -4,15 +4,24 @@ import static com.payments.api.TestSupport.KEY_A;
 import static com.payments.api.TestSupport.body;
 import static com.payments.api.TestSupport.capture;
 import static com.payments.api.TestSupport.count;
+import static com.payments.api.TestSupport.merchant;
+import static com.payments.api.TestSupport.rowCounts;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.api.capture.CaptureRequest;
+import com.payments.api.common.RequestHash;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.vertx.core.json.JsonObject;
@@ -21,7 +30,9 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -277,5 +288,257 @@ class CaptureTest {
         replay.then().statusCode(201).header("Idempotent-Replayed", "true");
         assertThat(replay.<String>path("status")).isEqualTo("CAPTURED");
         assertThat(replay.<String>path("pspReference")).isEqualTo("ch_resolved");
+    }
+
+    // ---- metadata on payments and refunds (docs/api.md "Metadata"): stored, returned on every read and in the events
+    // of its payment or refund; part of the idempotency fingerprint; refused (invalid or card-like) without a trace;
+    // the same rule held by the database's CHECK.
+    private static final Map<String, String> PAYMENT_METADATA =
+            Map.of("customer", "c-81", "note", "gift wrap, deliver after 5 pm", "ünï", "ça va 😀");
+    private static final Map<String, String> REFUND_METADATA = Map.of("ticket", "T-1020", "agent", "ada");
+
+    @Test
+    void paymentAndRefundMetadataIsStoredReturnedAndPublished() {
+        Response captured =
+                capture(KEY_A, unique("key"), captureBody(unique("order"), 5_000, "tok_visa", PAYMENT_METADATA));
+        captured.then().statusCode(201);
+        UUID paymentId = UUID.fromString(captured.path("id"));
+        assertThat(captured.<Map<String, String>>path("metadata")).isEqualTo(PAYMENT_METADATA);
+        assertThat(column("payments", paymentId)).isEqualTo(PAYMENT_METADATA);
+        assertThat(event(paymentId, "PaymentCaptured")).isEqualTo(PAYMENT_METADATA);
+        Response read = merchant(KEY_A).get("/v1/payments/" + paymentId);
+        assertThat(read.<Map<String, String>>path("metadata")).isEqualTo(PAYMENT_METADATA);
+
+        Response refund = refund(paymentId, unique("rkey"), refundBody(1_000, REFUND_METADATA));
+        refund.then().statusCode(202);
+        UUID refundId = UUID.fromString(refund.path("refundId"));
+        assertThat(refund.<Map<String, String>>path("metadata")).isEqualTo(REFUND_METADATA);
+        assertThat(column("refunds", refundId)).isEqualTo(REFUND_METADATA);
+        assertThat(event(paymentId, "RefundRequested")).isEqualTo(REFUND_METADATA);
+        assertThat(merchant(KEY_A).get("/v1/refunds/" + refundId).<Map<String, String>>path("metadata"))
+                .isEqualTo(REFUND_METADATA);
+        assertThat(merchant(KEY_A).get("/v1/payments/" + paymentId).<Map<String, String>>path("refunds[0].metadata"))
+                .isEqualTo(REFUND_METADATA);
+
+        // none sent: {} everywhere, in the events too
+        Response plain = capture(KEY_A, unique("key"), captureBody(unique("order"), 700, "tok_visa", null));
+        plain.then().statusCode(201);
+        UUID plainId = UUID.fromString(plain.path("id"));
+        assertThat(plain.<Map<String, String>>path("metadata")).isEmpty();
+        assertThat(event(plainId, "PaymentCaptured")).isEmpty();
+        Response plainRefund = refund(plainId, unique("rkey"), "{\"amount\":100}");
+        assertThat(plainRefund.<Map<String, String>>path("metadata")).isEmpty();
+        assertThat(event(plainId, "RefundRequested")).isEmpty();
+    }
+
+    @Test
+    void aDeclinedPaymentsEventCarriesItsMetadata() {
+        Response declined = capture(
+                KEY_A, unique("key"), captureBody(unique("order"), 1_500, "tok_chargeDeclined", PAYMENT_METADATA));
+        declined.then().statusCode(402);
+        UUID paymentId = UUID.fromString(declined.path("id"));
+        assertThat(declined.<Map<String, String>>path("metadata")).isEqualTo(PAYMENT_METADATA);
+        assertThat(event(paymentId, "PaymentFailed")).isEqualTo(PAYMENT_METADATA);
+    }
+
+    /**
+     * The fingerprint covers metadata: the same metadata in another key order replays, other metadata (or none
+     * instead of some) under the same key is 422 {@code idempotency_key_reused} and changes nothing.
+     */
+    @Test
+    void metadataIsPartOfTheIdempotencyFingerprint() {
+        String key = unique("key");
+        String orderId = unique("order");
+        Map<String, String> ordered = new LinkedHashMap<>();
+        ordered.put("a", "1");
+        ordered.put("b", "2");
+        Map<String, String> reversed = new LinkedHashMap<>();
+        reversed.put("b", "2");
+        reversed.put("a", "1");
+        Response first = capture(KEY_A, key, captureBody(orderId, 2_000, "tok_visa", ordered));
+        first.then().statusCode(201);
+        capture(KEY_A, key, captureBody(orderId, 2_000, "tok_visa", reversed))
+                .then()
+                .statusCode(201)
+                .header("Idempotent-Replayed", "true");
+
+        Map<String, Long> before = rowCounts(pool);
+        for (Map<String, String> other :
+                List.of(Map.of("a", "1", "b", "3"), Map.of("a", "1"), Map.<String, String>of())) {
+            Response reused = capture(KEY_A, key, captureBody(orderId, 2_000, "tok_visa", other));
+            reused.then().statusCode(422);
+            assertThat(reused.<String>path("code")).isEqualTo("idempotency_key_reused");
+        }
+        assertThat(rowCounts(pool)).isEqualTo(TestSupport.plusReplays(before, 3));
+
+        UUID paymentId = UUID.fromString(first.path("id"));
+        String refundKey = unique("rkey");
+        refund(paymentId, refundKey, refundBody(500, ordered)).then().statusCode(202);
+        refund(paymentId, refundKey, refundBody(500, reversed))
+                .then()
+                .statusCode(202)
+                .header("Idempotent-Replayed", "true");
+        before = rowCounts(pool);
+        Response reused = refund(paymentId, refundKey, refundBody(500, Map.of("a", "2", "b", "2")));
+        reused.then().statusCode(422);
+        assertThat(reused.<String>path("code")).isEqualTo("idempotency_key_reused");
+        assertThat(rowCounts(pool)).isEqualTo(before);
+    }
+
+    /** A request without metadata is the request it was before metadata existed: keys stored then still replay. */
+    @Test
+    void aRequestWithoutMetadataHashesAsBefore() {
+        String json = TestSupport.body("order-1", 1000, "EUR", "tok_visa");
+        ObjectNode old = JsonNodeFactory.instance.objectNode();
+        old.put("amount", 1000);
+        old.put("currency", "EUR");
+        old.put("orderId", "order-1");
+        old.put("source", "tok_visa");
+        byte[] parsed = RequestHash.of(
+                "POST",
+                "/v1/payments",
+                CaptureRequest.parse(json.getBytes(StandardCharsets.UTF_8), 16384)
+                        .canonicalJson());
+        assertThat(parsed).isEqualTo(RequestHash.of("POST", "/v1/payments", old));
+        byte[] withEmpty = RequestHash.of(
+                "POST",
+                "/v1/payments",
+                CaptureRequest.parse(json.replace("}", ",\"metadata\":{}}").getBytes(StandardCharsets.UTF_8), 16384)
+                        .canonicalJson());
+        assertThat(withEmpty).isEqualTo(parsed);
+    }
+
+    /** Refused metadata on a refund leaves nothing, as on a capture (ValidationTest has the capture's cases). */
+    @Test
+    void refusedRefundMetadataChangesNothing() {
+        UUID paymentId =
+                UUID.fromString(capture(KEY_A, unique("key"), captureBody(unique("order"), 3_000, "tok_visa", null))
+                        .path("id"));
+        Map<String, Long> before = rowCounts(pool);
+        Map<String, String> cases = Map.of(
+                "{\"amount\":100,\"metadata\":{\"k\":\"" + "v".repeat(501) + "\"}}",
+                "invalid_metadata",
+                "{\"amount\":100,\"metadata\":{\"k\":7}}",
+                "invalid_metadata",
+                "{\"amount\":100,\"metadata\":\"k=v\"}",
+                "invalid_metadata",
+                "{\"amount\":100,\"metadata\":{\"card\":\"4242 4242 4242 4242\"}}",
+                "card_data_rejected",
+                "{\"amount\":100,\"metadata\":{\"4242424242424242\":\"card\"}}",
+                "card_data_rejected");
+        cases.forEach((json, code) -> {
+            Response r = refund(paymentId, unique("rkey"), json);
+            assertThat(r.statusCode()).as(json).isEqualTo(400);
+            assertThat(r.contentType()).as(json).startsWith("application/problem+json");
+            assertThat(r.<String>path("code")).as(json).isEqualTo(code);
+            assertThat(r.asString()).doesNotContain("4242");
+        });
+        assertThat(rowCounts(pool)).isEqualTo(before);
+    }
+
+    /** The database holds the rule too: what the API refuses, a CHECK refuses (payments and refunds). */
+    @Test
+    void theDatabaseRefusesMetadataOutsideTheRule() {
+        UUID paymentId =
+                UUID.fromString(capture(KEY_A, unique("key"), captureBody(unique("order"), 3_000, "tok_visa", null))
+                        .path("id"));
+        UUID refundId = UUID.fromString(
+                refund(paymentId, unique("rkey"), "{\"amount\":100}").path("refundId"));
+        JsonObject tooMany = new JsonObject();
+        for (int i = 0; i < 21; i++) {
+            tooMany.put("k" + i, "v");
+        }
+        List<String> invalid = List.of(
+                "[]",
+                "{\"k\":1}",
+                "{\"k\":{\"nested\":\"v\"}}",
+                "{\"\":\"v\"}",
+                new JsonObject().put("k".repeat(41), "v").encode(),
+                new JsonObject().put("k", "v".repeat(501)).encode(),
+                new JsonObject().put("k", "a\nb").encode(),
+                new JsonObject().put("a\tb", "v").encode(),
+                tooMany.encode());
+        for (String table : List.of("payments", "refunds")) {
+            UUID id = table.equals("payments") ? paymentId : refundId;
+            for (String metadata : invalid) {
+                assertThatThrownBy(() -> setMetadata(table, id, metadata))
+                        .as(table + " " + metadata)
+                        .hasMessageContaining(table + "_metadata_valid");
+            }
+            tooMany.remove("k0");
+            String valid = new JsonObject()
+                    .put("k".repeat(40), "v".repeat(500))
+                    .put("ünï", "😀")
+                    .encode();
+            // the text is cast: a String bound to a jsonb parameter would arrive as a JSON string, not an object
+            assertThatCode(() -> setMetadata(table, id, valid)).as(table).doesNotThrowAnyException();
+            assertThatCode(() -> setMetadata(table, id, tooMany.encode()))
+                    .as(table)
+                    .doesNotThrowAnyException();
+            assertThat(column(table, id)).hasSize(20);
+            tooMany.put("k0", "v");
+        }
+    }
+
+    private void setMetadata(String table, UUID id, String metadata) {
+        pool.preparedQuery("UPDATE " + table + " SET metadata = $2::text::jsonb WHERE id = $1")
+                .execute(Tuple.of(id, metadata))
+                .await()
+                .indefinitely();
+    }
+
+    private Map<String, String> column(String table, UUID id) {
+        return pool
+                .preparedQuery("SELECT metadata FROM " + table + " WHERE id = $1")
+                .execute(Tuple.of(id))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getJsonObject(0)
+                .getMap()
+                .entrySet()
+                .stream()
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> (String) e.getValue()));
+    }
+
+    /** The {@code metadata} of the payment's outbox event of this type, as the relay publishes it. */
+    private Map<String, Object> event(UUID paymentId, String type) {
+        JsonObject payload = pool.preparedQuery("SELECT payload FROM outbox WHERE key = $1 AND event_type = $2")
+                .execute(Tuple.of(paymentId.toString(), type))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getJsonObject("payload");
+        assertThat(payload.containsKey("metadata")).as(type + " has metadata").isTrue();
+        return payload.getJsonObject("metadata").getMap();
+    }
+
+    private static Response refund(UUID paymentId, String key, String json) {
+        return merchant(KEY_A)
+                .header("Idempotency-Key", key)
+                .contentType(ContentType.JSON)
+                .body(json)
+                .post("/v1/payments/" + paymentId + "/refunds");
+    }
+
+    static String captureBody(String orderId, long amount, String source, Map<String, String> metadata) {
+        JsonObject body = new JsonObject()
+                .put("orderId", orderId)
+                .put("amount", amount)
+                .put("currency", "EUR")
+                .put("source", source);
+        if (metadata != null) {
+            body.put("metadata", new JsonObject(new LinkedHashMap<>(metadata)));
+        }
+        return body.encode();
+    }
+
+    private static String refundBody(long amount, Map<String, String> metadata) {
+        return new JsonObject()
+                .put("amount", amount)
+                .put("metadata", new JsonObject(new LinkedHashMap<>(metadata)))
+                .encode();
     }
 }

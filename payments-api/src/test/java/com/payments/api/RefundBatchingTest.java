@@ -261,6 +261,7 @@ class RefundBatchingTest {
                 payment.getString("currency"),
                 payment.getString("psp_reference"),
                 reason,
+                Map.of(),
                 new OutboxRow(
                         UUID.randomUUID(),
                         "RefundRequested",

@@ -162,7 +162,9 @@ class RefundTest {
                 .post("/v1/payments/" + paymentId + "/refunds");
         response.then().statusCode(202).header("Idempotent-Replayed", (String) null);
         JsonObject answer = new JsonObject(response.asString());
-        assertThat(answer.fieldNames()).containsExactlyInAnyOrder("refundId", "paymentId", "amount", "status");
+        assertThat(answer.fieldNames())
+                .containsExactlyInAnyOrder("refundId", "paymentId", "amount", "status", "metadata");
+        assertThat(answer.getJsonObject("metadata")).isEmpty();
         UUID refundId = UUID.fromString(answer.getString("refundId"));
         assertThat(answer.getString("paymentId")).isEqualTo(paymentId.toString());
         assertThat(answer.getLong("amount")).isEqualTo(1200);

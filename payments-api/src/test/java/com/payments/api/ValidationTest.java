@@ -139,6 +139,7 @@ class ValidationTest {
         cases.add(post("comment", 400, "invalid_json", "/* x */" + VALID));
         cases.add(post("unknown-card-field", 400, "unknown_field", with("card", "\"4242424242424242\"")));
         cases.add(post("unknown-field", 400, "unknown_field", with("amount2", "5")));
+        cases.add(post("card-named-field", 400, "unknown_field", with("4242424242424242", "5")));
         cases.add(post("too-large", 400, "body_too_large", with("orderId", "\"" + "x".repeat(17_000) + "\"")));
         // orderId
         cases.add(post("missing-order", 400, "invalid_order_id", with("orderId", null)));
@@ -190,6 +191,40 @@ class ValidationTest {
         cases.add(post("overlong-token", 400, "invalid_source", with("source", "\"tok_" + "a".repeat(200) + "\"")));
         cases.add(post("sql-source", 400, "invalid_source", with("source", "\"tok_visa'; DROP TABLE payments;--\"")));
         cases.add(post("emoji-source", 400, "invalid_source", with("source", "\"tok_😀\"")));
+        // metadata (optional): at most 20 keys of 1-40 characters, string values of at most 500, no control characters
+        StringBuilder manyKeys = new StringBuilder("{");
+        for (int i = 0; i < 21; i++) {
+            manyKeys.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":\"v\"");
+        }
+        cases.add(post("metadata-21-keys", 400, "invalid_metadata", with("metadata", manyKeys + "}")));
+        cases.add(post("metadata-string", 400, "invalid_metadata", with("metadata", "\"k=v\"")));
+        cases.add(post("metadata-array", 400, "invalid_metadata", with("metadata", "[\"v\"]")));
+        cases.add(post("metadata-number-value", 400, "invalid_metadata", with("metadata", "{\"k\":1}")));
+        cases.add(post("metadata-null-value", 400, "invalid_metadata", with("metadata", "{\"k\":null}")));
+        cases.add(post("metadata-nested", 400, "invalid_metadata", with("metadata", "{\"k\":{\"a\":\"b\"}}")));
+        cases.add(post("metadata-empty-key", 400, "invalid_metadata", with("metadata", "{\"\":\"v\"}")));
+        cases.add(post(
+                "metadata-long-key", 400, "invalid_metadata", with("metadata", "{\"" + "k".repeat(41) + "\":\"v\"}")));
+        cases.add(post(
+                "metadata-long-value",
+                400,
+                "invalid_metadata",
+                with("metadata", "{\"k\":\"" + "v".repeat(501) + "\"}")));
+        cases.add(post("metadata-nul", 400, "invalid_metadata", with("metadata", "{\"k\":\"a\\u0000b\"}")));
+        cases.add(post("metadata-newline-key", 400, "invalid_metadata", with("metadata", "{\"a\\nb\":\"v\"}")));
+        cases.add(post("metadata-duplicate-key", 400, "invalid_json", with("metadata", "{\"k\":\"a\",\"k\":\"b\"}")));
+        for (int i = 0; i < CARDS.size(); i++) {
+            cases.add(post(
+                    "card-metadata-value-" + i,
+                    400,
+                    "card_data_rejected",
+                    with("metadata", "{\"note\":\"card " + CARDS.get(i) + "\"}")));
+            cases.add(post(
+                    "card-metadata-key-" + i,
+                    400,
+                    "card_data_rejected",
+                    with("metadata", "{\"" + CARDS.get(i) + "\":\"v\"}")));
+        }
         return cases;
     }
 

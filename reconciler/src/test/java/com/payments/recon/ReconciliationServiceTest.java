@@ -268,6 +268,7 @@ class ReconciliationServiceTest {
     void unknownPaymentSettledByThePspIsCapturedOnceWithLedgerOutboxAndAudit() {
         LocalDate d = LocalDate.of(2031, 5, 10);
         String unknown = fx.payment("UNKNOWN", 4_321, "EUR");
+        fx.rows("UPDATE payments SET metadata = '{\"customer\": \"c-81\"}' WHERE id = ?::uuid RETURNING id", unknown);
         fx.writeFile(d, List.of(new Line("ch_psp1", "CHARGE", unknown, 4_321, fee(4_321), "EUR", at(d, "09:30"))));
 
         RunResult result = run(d);
@@ -293,7 +294,8 @@ class ReconciliationServiceTest {
         assertThat(fx.rows(
                         """
                         SELECT event_type, topic, key, payload->>'paymentId', payload->>'type', (payload->>'amount')::bigint,
-                               payload->>'pspReference', payload->>'eventId' = event_id::text
+                               payload->>'pspReference', payload->>'eventId' = event_id::text,
+                               payload->'metadata' = '{"customer": "c-81"}'::jsonb
                           FROM outbox WHERE key = ?
                         """,
                         unknown))
@@ -305,6 +307,7 @@ class ReconciliationServiceTest {
                         "PaymentCaptured",
                         "4321",
                         "ch_psp1",
+                        "t",
                         "t"));
         assertThat(fx.rows("SELECT count(*) FROM recon_breaks WHERE business_date = ?::date", d.toString()))
                 .containsExactly(List.of("0"));

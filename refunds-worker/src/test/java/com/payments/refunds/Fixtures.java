@@ -132,7 +132,8 @@ final class Fixtures {
     }
 
     RefundRequested command(Captured payment, UUID refundId, long amount) {
-        return RefundRequested.of(refundId, payment.paymentId(), payment.merchantId(), amount, "EUR", payment.charge());
+        return RefundRequested.of(
+                refundId, payment.paymentId(), payment.merchantId(), amount, "EUR", payment.charge(), Map.of());
     }
 
     String json(Object value) {

@@ -13,12 +13,14 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
+import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -95,6 +97,38 @@ class RefundCommandConsumerTest {
         assertThat(event.getJsonObject("payload").getLong("amount")).isEqualTo(2_500L);
         assertThat(event.getJsonObject("payload").getString("pspReference"))
                 .isEqualTo(refund.getString("psp_reference"));
+    }
+
+    /**
+     * The refund's metadata (issue 24) rides on its RefundSucceeded / RefundFailed event, read from the refund row; a
+     * command written before commands carried metadata (no such field) is still executed.
+     */
+    @Test
+    void eventsCarryTheRefundsMetadataAndCommandsWithoutItStillRun() {
+        Fixtures.Captured paid = fx.capture("tok_visa", 10_000);
+        Fixtures.Captured failing = fx.capture("tok_refundFails", 10_000);
+        UUID succeeds = fx.reserve(paid, 1_000);
+        UUID fails = fx.reserve(failing, 1_000);
+        for (UUID refund : List.of(succeeds, fails)) {
+            fx.query("UPDATE refunds SET metadata = '{\"ticket\": \"T-1020\"}'::jsonb WHERE id = $1", refund);
+        }
+        JsonObject command = new JsonObject(fx.json(fx.command(paid, succeeds, 1_000)));
+        command.remove("metadata");
+        String old = command.encode();
+        assertThat(old).doesNotContain("metadata");
+        fx.publish(paid.paymentId().toString(), old);
+        fx.publish(fx.command(failing, fails, 1_000));
+
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(succeeds).equals("SUCCEEDED"));
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(fails).equals("FAILED"));
+        for (String type : List.of("RefundSucceeded", "RefundFailed")) {
+            Row event = fx.one(
+                    "SELECT payload FROM outbox WHERE event_type = $1 AND payload->>'refundId' IN ($2, $3)",
+                    io.vertx.mutiny.sqlclient.Tuple.of(type, succeeds.toString(), fails.toString()));
+            assertThat(event.getJsonObject("payload").getJsonObject("metadata").getMap())
+                    .as(type)
+                    .isEqualTo(Map.of("ticket", "T-1020"));
+        }
     }
 
     @Test
@@ -236,7 +270,8 @@ class RefundCommandConsumerTest {
                 genuine.amount(),
                 genuine.currency(),
                 genuine.pspChargeReference(),
-                genuine.occurredAt());
+                genuine.occurredAt(),
+                genuine.metadata());
         String before = refundRow(refundId);
 
         try (KafkaConsumer<String, String> dlq = fx.deadLetterConsumer()) {

@@ -82,7 +82,7 @@ class RefundWorkerKillIT {
                 String charge = charge(psp.url(), payment);
                 UUID refund = captureAndReserve(sql, merchant, payment, charge);
                 refunds.add(refund);
-                commands.add(RefundRequested.of(refund, payment, merchant, AMOUNT, "EUR", charge));
+                commands.add(RefundRequested.of(refund, payment, merchant, AMOUNT, "EUR", charge, Map.of()));
             }
             publish(commands);
 

@@ -2,6 +2,7 @@ package com.payments.contracts.events;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 
 /** On {@code payment-events}: the PSP captured the payment. */
@@ -15,13 +16,29 @@ public record PaymentCaptured(
         long amount,
         String currency,
         String pspReference,
-        Instant occurredAt)
+        Instant occurredAt,
+        Map<String, String> metadata)
         implements PaymentEvent {
     public static final String TYPE = "PaymentCaptured";
 
     public static PaymentCaptured of(
-            UUID paymentId, UUID merchantId, String orderId, long amount, String currency, String pspReference) {
+            UUID paymentId,
+            UUID merchantId,
+            String orderId,
+            long amount,
+            String currency,
+            String pspReference,
+            Map<String, String> metadata) {
         return new PaymentCaptured(
-                UUID.randomUUID(), TYPE, paymentId, merchantId, orderId, amount, currency, pspReference, Instant.now());
+                UUID.randomUUID(),
+                TYPE,
+                paymentId,
+                merchantId,
+                orderId,
+                amount,
+                currency,
+                pspReference,
+                Instant.now(),
+                metadata);
     }
 }

@@ -1,6 +1,7 @@
 package com.payments.contracts.events;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -16,4 +17,11 @@ public sealed interface PaymentEvent
     UUID paymentId();
 
     Instant occurredAt();
+
+    /**
+     * The merchant's metadata of the payment (payment events) or of the refund (refund events), {@code {}} when it has
+     * none. Added later (issue 24): events written before carry no such field, and a reader gets null for them, to be
+     * read as none.
+     */
+    Map<String, String> metadata();
 }

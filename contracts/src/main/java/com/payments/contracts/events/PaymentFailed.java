@@ -2,6 +2,7 @@ package com.payments.contracts.events;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 
 /** On {@code payment-events}: the PSP declined the payment. */
@@ -15,13 +16,29 @@ public record PaymentFailed(
         long amount,
         String currency,
         String declineCode,
-        Instant occurredAt)
+        Instant occurredAt,
+        Map<String, String> metadata)
         implements PaymentEvent {
     public static final String TYPE = "PaymentFailed";
 
     public static PaymentFailed of(
-            UUID paymentId, UUID merchantId, String orderId, long amount, String currency, String declineCode) {
+            UUID paymentId,
+            UUID merchantId,
+            String orderId,
+            long amount,
+            String currency,
+            String declineCode,
+            Map<String, String> metadata) {
         return new PaymentFailed(
-                UUID.randomUUID(), TYPE, paymentId, merchantId, orderId, amount, currency, declineCode, Instant.now());
+                UUID.randomUUID(),
+                TYPE,
+                paymentId,
+                merchantId,
+                orderId,
+                amount,
+                currency,
+                declineCode,
+                Instant.now(),
+                metadata);
     }
 }

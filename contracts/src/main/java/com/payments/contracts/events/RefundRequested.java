@@ -2,6 +2,7 @@ package com.payments.contracts.events;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 
 /** On {@code refund-commands}: a refund was reserved and must be executed at the PSP by refunds-worker. */
@@ -15,12 +16,19 @@ public record RefundRequested(
         long amount,
         String currency,
         String pspChargeReference,
-        Instant occurredAt)
+        Instant occurredAt,
+        Map<String, String> metadata)
         implements PaymentEvent {
     public static final String TYPE = "RefundRequested";
 
     public static RefundRequested of(
-            UUID refundId, UUID paymentId, UUID merchantId, long amount, String currency, String pspChargeReference) {
+            UUID refundId,
+            UUID paymentId,
+            UUID merchantId,
+            long amount,
+            String currency,
+            String pspChargeReference,
+            Map<String, String> metadata) {
         return new RefundRequested(
                 UUID.randomUUID(),
                 TYPE,
@@ -30,6 +38,7 @@ public record RefundRequested(
                 amount,
                 currency,
                 pspChargeReference,
-                Instant.now());
+                Instant.now(),
+                metadata);
     }
 }

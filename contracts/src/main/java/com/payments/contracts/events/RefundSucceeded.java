@@ -2,6 +2,7 @@ package com.payments.contracts.events;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 
 /** On {@code payment-events}: the PSP refunded the money. */
@@ -15,12 +16,19 @@ public record RefundSucceeded(
         long amount,
         String currency,
         String pspReference,
-        Instant occurredAt)
+        Instant occurredAt,
+        Map<String, String> metadata)
         implements PaymentEvent {
     public static final String TYPE = "RefundSucceeded";
 
     public static RefundSucceeded of(
-            UUID refundId, UUID paymentId, UUID merchantId, long amount, String currency, String pspReference) {
+            UUID refundId,
+            UUID paymentId,
+            UUID merchantId,
+            long amount,
+            String currency,
+            String pspReference,
+            Map<String, String> metadata) {
         return new RefundSucceeded(
                 UUID.randomUUID(),
                 TYPE,
@@ -30,6 +38,7 @@ public record RefundSucceeded(
                 amount,
                 currency,
                 pspReference,
-                Instant.now());
+                Instant.now(),
+                metadata);
     }
 }

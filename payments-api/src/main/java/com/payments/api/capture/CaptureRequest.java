@@ -3,16 +3,19 @@ package com.payments.api.capture;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.common.JsonBodies;
+import com.payments.api.common.Metadata;
 import com.payments.api.common.Refusal;
 import java.util.Currency;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** A validated {@code POST /v1/payments} body. Nothing is stored before {@link #parse} accepted it. */
-public record CaptureRequest(String orderId, long amount, String currency, String source) {
+public record CaptureRequest(
+        String orderId, long amount, String currency, String source, Map<String, String> metadata) {
     public static final long MAX_AMOUNT = 1_000_000_000_000L;
-    private static final Set<String> FIELDS = Set.of("orderId", "amount", "currency", "source");
+    private static final Set<String> FIELDS = Set.of("orderId", "amount", "currency", "source", Metadata.FIELD);
     private static final Pattern PRINTABLE = Pattern.compile("[\\x20-\\x7E]{1,255}");
     private static final Pattern TOKEN = Pattern.compile("tok_[A-Za-z0-9_]{1,100}");
 
@@ -41,7 +44,7 @@ public record CaptureRequest(String orderId, long amount, String currency, Strin
         if (!CURRENCIES.contains(currency)) {
             throw Refusal.invalid("invalid_currency", "currency must be a known ISO 4217 code such as EUR");
         }
-        return new CaptureRequest(orderId, amount, currency, source);
+        return new CaptureRequest(orderId, amount, currency, source, Metadata.parse(json));
     }
 
     /** The canonical body that the request hash covers. */
@@ -51,6 +54,7 @@ public record CaptureRequest(String orderId, long amount, String currency, Strin
         node.put("currency", currency);
         node.put("orderId", orderId);
         node.put("source", source);
+        Metadata.addTo(node, metadata);
         return node;
     }
 }

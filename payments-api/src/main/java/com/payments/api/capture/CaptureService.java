@@ -102,6 +102,7 @@ public class CaptureService {
                         request.amount(),
                         request.currency(),
                         request.source(),
+                        request.metadata(),
                         key,
                         hash))
                 .onFailure(DatabaseBusyException.class)

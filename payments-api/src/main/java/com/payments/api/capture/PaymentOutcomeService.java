@@ -134,7 +134,8 @@ public class PaymentOutcomeService {
                 p.refundedAmount(),
                 outcome.pspReference() != null ? outcome.pspReference() : p.pspReference(),
                 outcome.declineCode(),
-                p.createdAt());
+                p.createdAt(),
+                p.metadata());
     }
 
     private OutboxRow eventOf(Payment p, Map<String, String> traceHeaders) {
@@ -142,10 +143,22 @@ public class PaymentOutcomeService {
                 switch (p.status()) {
                     case CAPTURED ->
                         PaymentCaptured.of(
-                                p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.pspReference());
+                                p.id(),
+                                p.merchantId(),
+                                p.orderId(),
+                                p.amount(),
+                                p.currency(),
+                                p.pspReference(),
+                                p.metadata());
                     case FAILED ->
                         PaymentFailed.of(
-                                p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.declineCode());
+                                p.id(),
+                                p.merchantId(),
+                                p.orderId(),
+                                p.amount(),
+                                p.currency(),
+                                p.declineCode(),
+                                p.metadata());
                     case PROCESSING, UNKNOWN -> null;
                 };
         return event == null ? null : json.outboxRow(Topics.PAYMENT_EVENTS, event, traceHeaders);

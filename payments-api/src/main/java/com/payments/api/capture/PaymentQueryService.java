@@ -3,18 +3,16 @@ package com.payments.api.capture;
 import com.payments.api.Merchant;
 import com.payments.api.PaymentView;
 import com.payments.api.RefundView;
+import com.payments.api.common.Page;
 import com.payments.api.common.Refusal;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.List;
 import java.util.UUID;
 
 /** Reads of the merchant API; another merchant's resource is not found, as a missing one is. */
 @ApplicationScoped
 public class PaymentQueryService {
-    static final int MAX_LIST = 100;
-
     private final Pool pool;
     private final PaymentRepository payments;
 
@@ -34,10 +32,18 @@ public class PaymentQueryService {
         });
     }
 
-    /** The merchant's payments for an order id, newest first, at most 100 (without their refunds). */
-    public Uni<List<PaymentView>> byOrderId(Merchant merchant, String orderId) {
-        return payments.findByOrderId(pool, merchant.id(), orderId, MAX_LIST)
-                .map(list -> list.stream().map(p -> PaymentView.of(p, null)).toList());
+    /** A page of the merchant's payments (of one order id unless it is null), without their refunds. */
+    public Uni<Page.Slice<PaymentView>> payments(Merchant merchant, String orderId, Page page) {
+        return payments.page(pool, merchant.id(), orderId, page)
+                .map(slice -> new Page.Slice<>(
+                        slice.data().stream().map(p -> PaymentView.of(p, null)).toList(), slice.hasMore()));
+    }
+
+    /** A page of the merchant's refunds (of one payment unless it is null). */
+    public Uni<Page.Slice<RefundView>> refunds(Merchant merchant, UUID paymentId, Page page) {
+        return payments.refundPage(pool, merchant.id(), paymentId, page)
+                .map(slice -> new Page.Slice<>(
+                        slice.data().stream().map(RefundView::of).toList(), slice.hasMore()));
     }
 
     public Uni<RefundView> refund(Merchant merchant, UUID id) {

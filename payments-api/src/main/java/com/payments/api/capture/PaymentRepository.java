@@ -3,7 +3,9 @@ package com.payments.api.capture;
 import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
 import com.payments.api.Refund;
+import com.payments.api.common.Metadata;
 import com.payments.api.common.OutboxRow;
+import com.payments.api.common.Page;
 import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.contracts.SqlResource;
 import io.smallrye.mutiny.Uni;
@@ -31,7 +33,9 @@ import java.util.function.IntFunction;
 @ApplicationScoped
 public class PaymentRepository {
     static final String COLUMNS =
-            "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at";
+            "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at,"
+                    + " metadata";
+    static final String REFUND_COLUMNS = "id, payment_id, amount, currency, status, created_at, metadata";
 
     /** A payment to insert PROCESSING, claiming the merchant's Idempotency-Key. */
     public record NewPayment(
@@ -41,6 +45,7 @@ public class PaymentRepository {
             long amount,
             String currency,
             String source,
+            Map<String, String> metadata,
             String idempotencyKey,
             byte[] requestHash) {}
 
@@ -68,7 +73,8 @@ public class PaymentRepository {
                         column(newPayments, NewPayment::source, String[]::new),
                         column(newPayments, NewPayment::idempotencyKey, String[]::new),
                         column(newPayments, p -> Buffer.buffer(p.requestHash()), Buffer[]::new),
-                        (double) stuckAfter.toSeconds())))
+                        (double) stuckAfter.toSeconds(),
+                        column(newPayments, p -> Metadata.json(p.metadata()), String[]::new))))
                 .map(rows -> {
                     Map<UUID, Payment> inserted = new HashMap<>();
                     rows.forEach(row -> inserted.put(row.getUUID("id"), from(row)));
@@ -196,18 +202,15 @@ public class PaymentRepository {
                 .map(rows -> rows.rowCount() == 0 ? null : single(rows));
     }
 
-    public Uni<List<Payment>> findByOrderId(SqlClient client, UUID merchantId, String orderId, int limit) {
-        return client.preparedQuery(
-                        """
-                        SELECT %s FROM payments WHERE merchant_id = $1 AND order_id = $2
-                         ORDER BY created_at DESC, id LIMIT $3"""
-                                .formatted(COLUMNS))
-                .execute(Tuple.of(merchantId, orderId, limit))
-                .map(rows -> {
-                    List<Payment> out = new ArrayList<>();
-                    rows.forEach(row -> out.add(from(row)));
-                    return out;
-                });
+    /** A page of the merchant's payments, newest first; only those of {@code orderId} unless it is null. */
+    public Uni<Page.Slice<Payment>> page(SqlClient client, UUID merchantId, String orderId, Page page) {
+        return page.read(client, "payments", COLUMNS, merchantId, "order_id", orderId, PaymentRepository::from);
+    }
+
+    /** A page of the merchant's refunds, newest first; only those of {@code paymentId} unless it is null. */
+    public Uni<Page.Slice<Refund>> refundPage(SqlClient client, UUID merchantId, UUID paymentId, Page page) {
+        return page.read(
+                client, "refunds", REFUND_COLUMNS, merchantId, "payment_id", paymentId, PaymentRepository::refund);
     }
 
     /**
@@ -239,8 +242,9 @@ public class PaymentRepository {
     public Uni<List<Refund>> refundsOf(SqlClient client, UUID merchantId, UUID paymentId) {
         return client.preparedQuery(
                         """
-                        SELECT id, payment_id, amount, currency, status, created_at FROM refunds
-                         WHERE payment_id = $1 AND merchant_id = $2 ORDER BY created_at, id""")
+                        SELECT %s FROM refunds
+                         WHERE payment_id = $1 AND merchant_id = $2 ORDER BY created_at, id"""
+                                .formatted(REFUND_COLUMNS))
                 .execute(Tuple.of(paymentId, merchantId))
                 .map(rows -> {
                     List<Refund> out = new ArrayList<>();
@@ -252,8 +256,9 @@ public class PaymentRepository {
     public Uni<Refund> findRefund(SqlClient client, UUID merchantId, UUID refundId) {
         return client.preparedQuery(
                         """
-                        SELECT id, payment_id, amount, currency, status, created_at FROM refunds
-                         WHERE id = $1 AND merchant_id = $2""")
+                        SELECT %s FROM refunds
+                         WHERE id = $1 AND merchant_id = $2"""
+                                .formatted(REFUND_COLUMNS))
                 .execute(Tuple.of(refundId, merchantId))
                 .map(rows ->
                         rows.rowCount() == 0 ? null : refund(rows.iterator().next()));
@@ -274,7 +279,8 @@ public class PaymentRepository {
                 row.getLong("refunded_amount"),
                 row.getString("psp_reference"),
                 row.getString("decline_code"),
-                row.getOffsetDateTime("created_at").toInstant());
+                row.getOffsetDateTime("created_at").toInstant(),
+                Metadata.of(row.getJsonObject("metadata")));
     }
 
     static Refund refund(Row row) {
@@ -284,6 +290,7 @@ public class PaymentRepository {
                 row.getLong("amount"),
                 row.getString("currency"),
                 row.getString("status"),
-                row.getOffsetDateTime("created_at").toInstant());
+                row.getOffsetDateTime("created_at").toInstant(),
+                Metadata.of(row.getJsonObject("metadata")));
     }
 }

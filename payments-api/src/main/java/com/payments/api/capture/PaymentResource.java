@@ -1,8 +1,10 @@
 package com.payments.api.capture;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.payments.api.PaymentView;
 import com.payments.api.RefundView;
 import com.payments.api.common.CardNumbers;
+import com.payments.api.common.Page;
 import com.payments.api.common.Refusal;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.idempotency.IdempotencyService;
@@ -15,6 +17,7 @@ import com.payments.api.rest.PathParams;
 import com.payments.contracts.tracing.TraceHeaders;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -23,10 +26,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
+import java.util.UUID;
 import java.util.regex.Pattern;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
-import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
@@ -82,23 +85,44 @@ public class PaymentResource {
         return queries.payment(MerchantPrincipal.of(identity), PathParams.uuid(id));
     }
 
-    /** Payments of an order, newest first (at most 100). */
-    public record PaymentList(List<PaymentView> data) {}
+    /** A page of payments, newest first, and whether older ones follow (newer ones, for {@code ending_before}). */
+    public record PaymentList(List<PaymentView> data, @JsonProperty("has_more") boolean hasMore) {}
 
+    /** A page of refunds, as {@link PaymentList}. */
+    public record RefundList(List<RefundView> data, @JsonProperty("has_more") boolean hasMore) {}
+
+    /** The merchant's payments, of one order if {@code orderId} is given (docs/api.md "Lists"). */
     @GET
     @Path("/payments")
     @Produces(MediaType.APPLICATION_JSON)
-    public Uni<PaymentList> byOrderId(@RestQuery String orderId) {
-        if (orderId == null || !ORDER_ID.matcher(orderId).matches()) {
+    public Uni<PaymentList> payments(HttpServerRequest request) {
+        // read from the request itself: @RestQuery gives null for an empty value (?orderId=), which is refused here
+        String orderId = request.getParam("orderId");
+        if (orderId != null && !ORDER_ID.matcher(orderId).matches()) {
             throw Refusal.invalid(
                     "invalid_order_id", "Query parameter orderId must be 1-255 printable ASCII characters");
         }
-        if (CardNumbers.containedIn(orderId)) {
+        if (orderId != null && CardNumbers.containedIn(orderId)) {
             throw Refusal.invalid(
                     "card_data_rejected",
                     "orderId contains what looks like a card number; card data is never accepted");
         }
-        return queries.byOrderId(MerchantPrincipal.of(identity), orderId).map(PaymentList::new);
+        Page page = Page.of(request);
+        return queries.payments(MerchantPrincipal.of(identity), orderId, page)
+                .map(slice -> new PaymentList(slice.data(), slice.hasMore()));
+    }
+
+    /** The merchant's refunds, of one payment if {@code paymentId} is given (docs/api.md "Lists"). */
+    @GET
+    @Path("/refunds")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<RefundList> refunds(HttpServerRequest request) {
+        String paymentId = request.getParam("paymentId");
+        UUID payment =
+                paymentId == null ? null : Page.id(paymentId, "invalid_payment_id", "paymentId must be a payment id");
+        Page page = Page.of(request);
+        return queries.refunds(MerchantPrincipal.of(identity), payment, page)
+                .map(slice -> new RefundList(slice.data(), slice.hasMore()));
     }
 
     @GET

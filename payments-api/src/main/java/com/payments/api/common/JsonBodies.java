@@ -35,7 +35,7 @@ public final class JsonBodies {
 
     /**
      * Parses a JSON object of at most {@code maxBytes} whose field names are all in {@code allowed} and whose text
-     * values, at any depth, contain no card number ({@link CardNumbers}): refused {@code card_data_rejected} before
+     * values and nested field names, at any depth, contain no card number ({@link CardNumbers}): refused {@code card_data_rejected} before
      * any field is validated, so no such text is ever stored, published or logged.
      */
     public static ObjectNode parseObject(byte[] body, int maxBytes, Set<String> allowed) {
@@ -60,7 +60,7 @@ public final class JsonBodies {
             if (!allowed.contains(name)) {
                 throw Refusal.invalid(
                         "unknown_field",
-                        SAFE_NAME.matcher(name).matches()
+                        SAFE_NAME.matcher(name).matches() && !CardNumbers.containedIn(name)
                                 ? "Unknown field: " + name
                                 : "The body has a field that is not part of the API");
             }
@@ -78,6 +78,13 @@ public final class JsonBodies {
     private static boolean containsCardNumber(JsonNode node) {
         if (node.isTextual()) {
             return CardNumbers.containedIn(node.textValue());
+        }
+        // the field names of a nested object are text the merchant chose too (metadata keys)
+        Iterator<String> names = node.fieldNames();
+        while (names.hasNext()) {
+            if (CardNumbers.containedIn(names.next())) {
+                return true;
+            }
         }
         for (JsonNode child : node) {
             if (containsCardNumber(child)) {

@@ -1,5 +1,6 @@
 package com.payments.api.refunds;
 
+import com.payments.api.common.Metadata;
 import com.payments.api.common.OutboxRow;
 import com.payments.api.idempotency.IdempotencyRepository;
 import com.payments.api.idempotency.IdempotencyRepository.StoredKey;
@@ -12,6 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
@@ -56,6 +58,7 @@ public class RefundRepository {
             String currency,
             String pspReference,
             String reason,
+            Map<String, String> metadata,
             OutboxRow command,
             String idempotencyKey,
             byte[] requestHash,
@@ -66,9 +69,9 @@ public class RefundRepository {
             WITH input AS (
                 SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int8[], $4::uuid[], $5::text[], $6::text[], $7::text[],
                                      $8::uuid[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-                                     $14::bytea[], $15::bytea[])
+                                     $14::bytea[], $15::bytea[], $16::text[])
                     AS t (payment_id, merchant_id, amount, refund_id, currency, psp_reference, reason,
-                          event_id, event_type, topic, payload, headers, key, request_hash, response_body)),
+                          event_id, event_type, topic, payload, headers, key, request_hash, response_body, metadata)),
             reserved AS (
                 UPDATE payments p SET refunded_amount = p.refunded_amount + input.amount
                   FROM input
@@ -77,8 +80,8 @@ public class RefundRepository {
                    AND p.currency = input.currency AND p.psp_reference = input.psp_reference
                  RETURNING input.*),
             refund AS (
-                INSERT INTO refunds (id, payment_id, merchant_id, amount, currency, reason)
-                SELECT refund_id, payment_id, merchant_id, amount, currency, reason FROM reserved
+                INSERT INTO refunds (id, payment_id, merchant_id, amount, currency, reason, metadata)
+                SELECT refund_id, payment_id, merchant_id, amount, currency, reason, metadata::jsonb FROM reserved
                 RETURNING id, payment_id),
             command AS (
                 SELECT enqueue_events(array_agg(r.event_id), array_agg(r.event_type), array_agg(r.topic),
@@ -121,7 +124,8 @@ public class RefundRepository {
                         column(reservations, r -> r.command().headersJson(), String[]::new),
                         column(reservations, Reservation::idempotencyKey, String[]::new),
                         column(reservations, r -> Buffer.buffer(r.requestHash()), Buffer[]::new),
-                        column(reservations, r -> Buffer.buffer(r.responseBody()), Buffer[]::new))))
+                        column(reservations, r -> Buffer.buffer(r.responseBody()), Buffer[]::new),
+                        column(reservations, r -> Metadata.json(r.metadata()), String[]::new))))
                 .map(rows -> {
                     Set<UUID> reserved = new HashSet<>();
                     rows.forEach(row -> reserved.add(row.getUUID("refund_id")));

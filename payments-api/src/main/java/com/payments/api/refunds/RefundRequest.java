@@ -4,16 +4,18 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.capture.CaptureRequest;
 import com.payments.api.common.JsonBodies;
+import com.payments.api.common.Metadata;
 import com.payments.api.common.Refusal;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 /** A validated {@code POST /v1/payments/{id}/refunds} body. Nothing is stored before {@link #parse} accepted it. */
-public record RefundRequest(long amount, String reason) {
+public record RefundRequest(long amount, String reason, Map<String, String> metadata) {
     /** The refunds table allows 500 characters; a reason is free text without control characters. */
     public static final int MAX_REASON_LENGTH = 500;
 
-    private static final Set<String> FIELDS = Set.of("amount", "reason");
+    private static final Set<String> FIELDS = Set.of("amount", "reason", Metadata.FIELD);
     private static final Pattern REASON = Pattern.compile("[^\\p{Cc}]{1," + MAX_REASON_LENGTH + "}");
 
     public static RefundRequest parse(byte[] body, int maxBytes) {
@@ -25,7 +27,7 @@ public record RefundRequest(long amount, String reason) {
                     "invalid_reason",
                     "reason must be 1-" + MAX_REASON_LENGTH + " characters without control characters");
         }
-        return new RefundRequest(amount, reason);
+        return new RefundRequest(amount, reason, Metadata.parse(json));
     }
 
     /** The canonical body that the request hash covers. */
@@ -35,6 +37,7 @@ public record RefundRequest(long amount, String reason) {
         if (reason != null) {
             node.put("reason", reason);
         }
+        Metadata.addTo(node, metadata);
         return node;
     }
 }

@@ -106,8 +106,15 @@ public class RefundService {
             Map<String, String> traceHeaders) {
         UUID refundId = UUID.randomUUID();
         RefundRequested event = RefundRequested.of(
-                refundId, paymentId, merchant.id(), request.amount(), payment.currency(), payment.pspReference());
-        RefundAccepted accepted = new RefundAccepted(refundId, paymentId, request.amount(), "PENDING");
+                refundId,
+                paymentId,
+                merchant.id(),
+                request.amount(),
+                payment.currency(),
+                payment.pspReference(),
+                request.metadata());
+        RefundAccepted accepted =
+                new RefundAccepted(refundId, paymentId, request.amount(), "PENDING", request.metadata());
         return reservations
                 .submit(new Reservation(
                         merchant.id(),
@@ -117,6 +124,7 @@ public class RefundService {
                         payment.currency(),
                         payment.pspReference(),
                         request.reason(),
+                        request.metadata(),
                         json.outboxRow(Topics.REFUND_COMMANDS, event, traceHeaders),
                         key,
                         hash,

@@ -42,8 +42,11 @@ public class ReconRepository {
     /** A break closed in this run. */
     public record Resolved(String breakType, String reference, String resolution) {}
 
-    /** A payment the run moved UNKNOWN → CAPTURED: what its PaymentCaptured event needs besides the settlement. */
-    public record CapturedPayment(String merchantId, String orderId) {}
+    /**
+     * A payment the run moved UNKNOWN → CAPTURED: what its PaymentCaptured event needs besides the settlement
+     * ({@code metadataJson}: the merchant's metadata, a JSON object).
+     */
+    public record CapturedPayment(String merchantId, String orderId, String metadataJson) {}
 
     private static final String MATCH = SqlResource.load(ReconRepository.class, "recon-match.sql");
 
@@ -299,7 +302,7 @@ public class ReconRepository {
                    SET status = 'CAPTURED', psp_reference = coalesce(psp_reference, ?), captured_at = ?,
                        next_attempt_at = NULL, last_error = NULL
                  WHERE id = ?::uuid AND status = 'UNKNOWN' AND amount = ? AND currency = ?
-                 RETURNING merchant_id::text, order_id
+                 RETURNING merchant_id::text, order_id, metadata::text
                 """)) {
             ps.setString(1, s.pspReference());
             ps.setObject(2, s.settledAt().atOffset(ZoneOffset.UTC));
@@ -307,7 +310,7 @@ public class ReconRepository {
             ps.setLong(4, s.amount());
             ps.setString(5, s.currency());
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new CapturedPayment(rs.getString(1), rs.getString(2)) : null;
+                return rs.next() ? new CapturedPayment(rs.getString(1), rs.getString(2), rs.getString(3)) : null;
             }
         }
     }

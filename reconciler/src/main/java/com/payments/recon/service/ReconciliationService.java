@@ -1,6 +1,7 @@
 package com.payments.recon.service;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentCaptured;
@@ -56,6 +57,8 @@ public class ReconciliationService {
 
     private final ReconRepository repository;
     private final SettlementSource source;
+    private static final TypeReference<Map<String, String>> METADATA = new TypeReference<>() {};
+
     private final ObjectMapper json;
     private final String workMem;
     private final int lateResolutionDays;
@@ -236,7 +239,8 @@ public class ReconciliationService {
                     payment.orderId(),
                     s.amount(),
                     s.currency(),
-                    s.pspReference());
+                    s.pspReference(),
+                    json.readValue(payment.metadataJson(), METADATA));
             repository.enqueueEvent(
                     c,
                     event.eventId().toString(),

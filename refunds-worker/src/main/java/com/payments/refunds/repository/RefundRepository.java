@@ -40,7 +40,7 @@ public class RefundRepository {
     public Uni<Refund> find(SqlClient client, UUID refundId) {
         return client.preparedQuery(
                         """
-                        SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
+                        SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts, r.metadata,
                                p.psp_reference AS charge_reference
                           FROM refunds r JOIN payments p ON p.id = r.payment_id
                          WHERE r.id = $1""")
@@ -63,7 +63,7 @@ public class RefundRepository {
                           FROM payments p
                          WHERE r.id = $1 AND r.status = 'PENDING' AND p.id = r.payment_id
                            AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now())
-                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
+                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts, r.metadata,
                                   p.psp_reference AS charge_reference""")
                 .execute(Tuple.of(refundId, lease.toMillis()))
                 .map(rows ->
@@ -89,7 +89,7 @@ public class RefundRepository {
                                 ORDER BY coalesce(next_attempt_at, created_at)
                                 LIMIT $1::int
                                   FOR UPDATE SKIP LOCKED)
-                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
+                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts, r.metadata,
                                   p.psp_reference AS charge_reference""")
                 .execute(Tuple.of(limit, lease.toMillis(), unscheduledAfter.toMillis()))
                 .map(RefundRepository::toList);

@@ -234,7 +234,8 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    pspReference)))
+                                    pspReference,
+                                    refund.metadata())))
                     .replaceWith("succeeded");
         });
     }
@@ -257,7 +258,8 @@ public class RefundExecutionService {
                                     refund.merchantId(),
                                     refund.amount(),
                                     refund.currency(),
-                                    failureCode)))
+                                    failureCode,
+                                    refund.metadata())))
                     .replaceWith("failed");
         });
     }
