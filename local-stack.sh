@@ -9,6 +9,7 @@
 #   ./local-stack.sh send TOPIC KEY VALUE  send one record to a Kafka topic (prints partition/offset)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
 # .local/ready exists while everything is up (scripts wait for it); .local/env holds the services' settings.
+#   PSP_PROVIDER=stripe ./local-stack.sh  the services speak Stripe's API to the sandbox's Stripe mode (docs/stripe.md)
 #   PROMETHEUS=1 ./local-stack.sh also start Prometheus (Debian package `prometheus`) on PROMETHEUS_PORT (9090),
 #                scraping every service with the alerts of k8s/monitoring/prometheus-rule.yaml (needs node/npm)
 set -euo pipefail
@@ -27,6 +28,10 @@ RELAY_MANAGEMENT_PORT=${RELAY_MANAGEMENT_PORT:-9001}
 WORKER_MANAGEMENT_PORT=${WORKER_MANAGEMENT_PORT:-9002}
 PROMETHEUS_PORT=${PROMETHEUS_PORT:-9090}
 WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
+# sandbox: the PSP protocol of docs/architecture.md §5; stripe: Stripe's API, served by the sandbox under /stripe
+PSP_PROVIDER=${PSP_PROVIDER:-sandbox}
+[[ $PSP_PROVIDER == sandbox || $PSP_PROVIDER == stripe ]] || { echo "local-stack: PSP_PROVIDER must be sandbox or stripe" >&2; exit 1; }
+STRIPE_WEBHOOK_SECRET=${STRIPE_WEBHOOK_SECRET:-whsec_local_stack_stripe}
 ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-dev-operator-token}
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
@@ -94,6 +99,14 @@ log "starting PostgreSQL and Kafka"
 rm -f "$STATE/ready"
 start_infra "$STATE" "$LOGS/infra.log" --database payments || die "PostgreSQL and Kafka did not start"
 
+# The sandbox's Stripe mode takes any key: a made-up one, so that a real key in the environment never goes to it. With
+# PSP_STRIPE_API_BASE set (real Stripe, scripts/stripe-smoke.sh) the services use the caller's STRIPE_API_KEY, which
+# stays in the environment and out of .local/env.
+STRIPE_KEY_LINE="export STRIPE_API_KEY='sk_test_local_stack'"
+if [[ -n ${PSP_STRIPE_API_BASE:-} ]]; then
+  [[ -n ${STRIPE_API_KEY:-} ]] || die "PSP_STRIPE_API_BASE is set but STRIPE_API_KEY is not"
+  STRIPE_KEY_LINE="export PSP_STRIPE_API_BASE='$PSP_STRIPE_API_BASE' _DEV_PSP_STRIPE_API_BASE='$PSP_STRIPE_API_BASE'"
+fi
 cat >"$STATE/env" <<ENV
 export QUARKUS_DATASOURCE_REACTIVE_URL='postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$PAYMENTS_PG_DATABASE'
 export QUARKUS_DATASOURCE_JDBC_URL='jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$PAYMENTS_PG_DATABASE'
@@ -103,6 +116,9 @@ export QUARKUS_DATASOURCE_PASSWORD='$PAYMENTS_PG_APP_PASSWORD'
 export KAFKA_BOOTSTRAP_SERVERS='$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS'
 export PSP_URL='http://127.0.0.1:$PSP_PORT'
 export PSP_WEBHOOK_SECRET='$WEBHOOK_SECRET'
+export PSP_PROVIDER='$PSP_PROVIDER'
+export STRIPE_WEBHOOK_SECRET='$STRIPE_WEBHOOK_SECRET'
+$STRIPE_KEY_LINE
 export RECON_SOURCE='http://127.0.0.1:$PSP_PORT'
 export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 # Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
@@ -126,7 +142,8 @@ QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_DB_REQU
   "$JAVA" -jar "$(jar payments-api)" >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
 
 start psp-sandbox "$PSP_PORT" "$PSP_PORT" \
-  -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" -jar "$(jar psp-sandbox)"
+  -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" \
+  -Dpsp.stripe.webhook-url="http://127.0.0.1:$API_PORT/v1/psp/stripe/webhooks" -jar "$(jar psp-sandbox)"
 start payments-api "$API_PORT" "$API_MANAGEMENT_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" \
   -jar "$(jar payments-api)"
 start outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT" -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT" \
@@ -170,7 +187,7 @@ The payments platform is running. Ctrl-C stops it.
   Operator console http://127.0.0.1:$API_MANAGEMENT_PORT/console  (log in with the operator token below; also on :$API_PORT locally)
   Swagger UI       http://127.0.0.1:$API_MANAGEMENT_PORT/q/swagger-ui
   Metrics          http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics  (relay :$RELAY_MANAGEMENT_PORT, worker :$WORKER_MANAGEMENT_PORT)$prometheus_info
-  PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference})
+  PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference}; PSP_PROVIDER=$PSP_PROVIDER)
   PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (services log in as $PAYMENTS_PG_APP_USER, owner $PAYMENTS_PG_USER)
   Kafka            $PAYMENTS_KAFKA_BOOTSTRAP_SERVERS
   Logs             $LOGS/
