@@ -201,6 +201,30 @@ export function postgresTlsProblems(objects) {
   return found;
 }
 
+/**
+ * Keys of a ConfigMap a container reads with envFrom that the container also sets in env: env wins, so the
+ * ConfigMap's value never applies (an overlay that put a setting into the wrong ConfigMap).
+ */
+export function shadowedEnvProblems(objects) {
+  const found = [];
+  const configMaps = new Map(objects.filter((o) => o.kind === "ConfigMap").map((o) => [o.metadata?.name, o]));
+  for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
+    for (const c of allContainers(podSpec(object))) {
+      const explicit = new Set((c.env ?? []).map((e) => e.name));
+      for (const source of c.envFrom ?? []) {
+        const map = configMaps.get(source.configMapRef?.name);
+        const prefix = source.prefix ?? "";
+        for (const key of Object.keys(map?.data ?? {})) {
+          if (explicit.has(prefix + key)) {
+            found.push(`${object.kind}/${object.metadata?.name} container ${c.name}: ${prefix + key} from ConfigMap ${map.metadata.name} (envFrom) never applies, the container's env sets it too`);
+          }
+        }
+      }
+    }
+  }
+  return found;
+}
+
 /** Every problem of one render. */
 export function problems(objects, release) {
   const found = [];
@@ -211,6 +235,7 @@ export function problems(objects, release) {
   found.push(...memoryProblems(objects));
   found.push(...disruptionProblems(objects));
   found.push(...postgresTlsProblems(objects));
+  found.push(...shadowedEnvProblems(objects));
   return found;
 }
 

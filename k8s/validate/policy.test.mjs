@@ -37,6 +37,8 @@ function goodRender() {
               livenessProbe: probe("/q/health/live"),
               readinessProbe: probe("/q/health/ready"),
               resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
+              env: [{ name: "PSP_URL", valueFrom: { configMapKeyRef: { name: "config", key: "PSP_URL" } } }],
+              envFrom: [{ configMapRef: { name: "db-tls", optional: true } }],
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
@@ -70,7 +72,9 @@ function goodRender() {
       postgresql: { pg_hba: ["hostnossl all all all reject", "hostssl all all all scram-sha-256"] },
     },
   };
-  return [deployment, hpa, pdb, cluster];
+  const config = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "config" }, data: { PSP_URL: "https://psp" } };
+  const dbTls = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "db-tls" }, data: { SSL_MODE: "verify-full" } };
+  return [deployment, hpa, pdb, cluster, config, dbTls];
 }
 
 const hba = (render) => render[3].spec.postgresql.pg_hba;
@@ -122,6 +126,10 @@ const BAD = {
   "a CNPG cluster whose reject covers one database only": [
     (r) => (hba(r)[0] = "hostnossl payments all all reject"),
     "no \"hostnossl all all all reject\"",
+  ],
+  "a setting in an envFrom ConfigMap that the container's env shadows": [
+    (r) => (r[5].data.PSP_URL = "https://other-psp"),
+    "PSP_URL from ConfigMap db-tls (envFrom) never applies",
   ],
   "a CNPG cluster with a trust rule": [(r) => hba(r).push("hostssl all all all trust"), "trusts without a password"],
 };
