@@ -31,7 +31,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -141,12 +140,17 @@ public class WebhookService {
         return provider.equals("stripe") ? "Stripe-Signature" : "Psp-Signature";
     }
 
-    /** Without a secret nothing can be verified: 503, so that the PSP delivers again once it is set. */
+    /**
+     * Without a secret nothing can be verified: 503, so that the PSP delivers again once it is set. The sandbox's
+     * current secret is required ({@code payments.webhooks.secret}; a previous one alone is not enough, docs/resolver.md);
+     * Stripe's: any of {@code psp.stripe.webhook-secrets}.
+     */
     private boolean secretConfigured(String provider) {
-        Optional<List<String>> secrets = provider.equals("stripe")
-                ? pspConfig.stripe().webhookSecrets()
-                : pspConfig.sandbox().webhookSecrets();
-        return secrets.orElse(List.of()).stream().anyMatch(s -> s != null && !s.isBlank());
+        if (provider.equals("stripe")) {
+            return pspConfig.stripe().webhookSecrets().orElse(List.of()).stream()
+                    .anyMatch(s -> s != null && !s.isBlank());
+        }
+        return config.secret().filter(s -> !s.isBlank()).isPresent();
     }
 
     private PspEvent verify(String provider, byte[] body, Function<String, String> header) {
