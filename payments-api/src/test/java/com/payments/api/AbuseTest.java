@@ -2,7 +2,6 @@ package com.payments.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.webhooks.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -196,7 +195,7 @@ class AbuseTest {
             long now = Instant.now().getEpochSecond();
             io.restassured.RestAssured.given()
                     .contentType("application/json")
-                    .header(WebhookSignature.HEADER, WebhookSignature.sign(WEBHOOK_SECRET, now, bytes))
+                    .header(PspWebhooks.SANDBOX_HEADER, PspWebhooks.sign(WEBHOOK_SECRET, now, bytes))
                     .body(bytes)
                     .post("/v1/psp/webhooks")
                     .then()
@@ -225,10 +224,10 @@ class AbuseTest {
                 switch (random.nextInt(7)) {
                     case 0 -> null; // unsigned
                     case 1 -> Hostile.draw(Hostile.BAD_AUTH); // garbage header
-                    case 2 -> WebhookSignature.sign("whsec_not_the_secret", now, bytes);
-                    case 3 -> WebhookSignature.sign(WEBHOOK_SECRET, now, (body + " ").getBytes(StandardCharsets.UTF_8));
-                    case 4 -> WebhookSignature.sign(WEBHOOK_SECRET, now - off, bytes); // a replayed old delivery
-                    case 5 -> WebhookSignature.sign(WEBHOOK_SECRET, now + off, bytes); // from the future
+                    case 2 -> PspWebhooks.sign("whsec_not_the_secret", now, bytes);
+                    case 3 -> PspWebhooks.sign(WEBHOOK_SECRET, now, (body + " ").getBytes(StandardCharsets.UTF_8));
+                    case 4 -> PspWebhooks.sign(WEBHOOK_SECRET, now - off, bytes); // a replayed old delivery
+                    case 5 -> PspWebhooks.sign(WEBHOOK_SECRET, now + off, bytes); // from the future
                     default -> null; // oversized, below
                 };
         if (signature == null && random.nextBoolean()) {
@@ -236,10 +235,10 @@ class AbuseTest {
             String event = webhookEvent();
             body = event.substring(0, event.length() - 2) + ",\"pad\":\"" + "a".repeat(33_000 + random.nextInt(40_000))
                     + "\"}}";
-            signature = WebhookSignature.sign(WEBHOOK_SECRET, now, body.getBytes(StandardCharsets.UTF_8));
+            signature = PspWebhooks.sign(WEBHOOK_SECRET, now, body.getBytes(StandardCharsets.UTF_8));
         }
         if (signature != null) {
-            headers.put(WebhookSignature.HEADER, signature);
+            headers.put(PspWebhooks.SANDBOX_HEADER, signature);
         }
         headers.put("Content-Type", random.nextInt(5) == 0 ? Hostile.draw(Hostile.CONTENT_TYPE) : "application/json");
         if (random.nextInt(4) == 0) {

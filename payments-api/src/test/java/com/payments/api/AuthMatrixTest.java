@@ -6,7 +6,6 @@ import static com.payments.api.TestSupport.KEY_B;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.webhooks.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -240,7 +239,7 @@ class AuthMatrixTest {
     static List<Delivery> webhookDeliveries(String event, String otherMerchantKey) {
         byte[] bytes = event.getBytes(StandardCharsets.UTF_8);
         long now = Instant.now().getEpochSecond();
-        String good = WebhookSignature.sign(WEBHOOK_SECRET, now, bytes);
+        String good = PspWebhooks.sign(WEBHOOK_SECRET, now, bytes);
         String hex = good.substring(good.indexOf("v1=") + 3);
         byte[] tampered = event.replace("\"amount\":2300", "\"amount\":23000").getBytes(StandardCharsets.UTF_8);
         String big = event.substring(0, event.length() - 2) + ",\"pad\":\"" + "a".repeat(40_000) + "\"}}";
@@ -258,8 +257,8 @@ class AuthMatrixTest {
                 new Delivery("v1 not hex", bytes, "t=" + now + ",v1=" + "z".repeat(64), bad),
                 new Delivery("v1 truncated", bytes, "t=" + now + ",v1=" + hex.substring(0, 63), bad),
                 new Delivery("v1 of another scheme", bytes, "t=" + now + ",v0=" + hex, bad),
-                new Delivery("wrong secret", bytes, WebhookSignature.sign("whsec_wrong", now, bytes), bad),
-                new Delivery("a merchant key as secret", bytes, WebhookSignature.sign(KEY_A, now, bytes), bad),
+                new Delivery("wrong secret", bytes, PspWebhooks.sign("whsec_wrong", now, bytes), bad),
+                new Delivery("a merchant key as secret", bytes, PspWebhooks.sign(KEY_A, now, bytes), bad),
                 new Delivery("tampered body", tampered, good, bad),
                 new Delivery(
                         "signature of the timestamp changed", bytes, good.replace("t=" + now, "t=" + (now - 1)), bad),
@@ -268,29 +267,28 @@ class AuthMatrixTest {
                 new Delivery(
                         "replayed, 6 min old",
                         bytes,
-                        WebhookSignature.sign(WEBHOOK_SECRET, now - 360, bytes),
+                        PspWebhooks.sign(WEBHOOK_SECRET, now - 360, bytes),
                         "stale_webhook"),
                 new Delivery(
                         "replayed, 1 day old",
                         bytes,
-                        WebhookSignature.sign(WEBHOOK_SECRET, now - 86_400, bytes),
+                        PspWebhooks.sign(WEBHOOK_SECRET, now - 86_400, bytes),
                         "stale_webhook"),
-                new Delivery(
-                        "replayed, epoch", bytes, WebhookSignature.sign(WEBHOOK_SECRET, 0, bytes), "stale_webhook"),
+                new Delivery("replayed, epoch", bytes, PspWebhooks.sign(WEBHOOK_SECRET, 0, bytes), "stale_webhook"),
                 new Delivery(
                         "10 min in the future",
                         bytes,
-                        WebhookSignature.sign(WEBHOOK_SECRET, now + 600, bytes),
+                        PspWebhooks.sign(WEBHOOK_SECRET, now + 600, bytes),
                         "stale_webhook"),
                 new Delivery(
                         "40 KB, correctly signed",
                         bigBytes,
-                        WebhookSignature.sign(WEBHOOK_SECRET, now, bigBytes),
+                        PspWebhooks.sign(WEBHOOK_SECRET, now, bigBytes),
                         "body_too_large"),
                 new Delivery(
                         "70 KB, correctly signed",
                         hugeBytes,
-                        WebhookSignature.sign(WEBHOOK_SECRET, now, hugeBytes),
+                        PspWebhooks.sign(WEBHOOK_SECRET, now, hugeBytes),
                         "body_too_large",
                         413));
     }
@@ -308,7 +306,7 @@ class AuthMatrixTest {
         for (Delivery d : deliveries) {
             RequestSpecification spec = given().contentType("application/json").body(d.body());
             if (d.signature() != null) {
-                spec = spec.header(WebhookSignature.HEADER, d.signature());
+                spec = spec.header(PspWebhooks.SANDBOX_HEADER, d.signature());
             }
             Response r = spec.post("/v1/psp/webhooks");
             if (r.statusCode() != d.status()
@@ -324,10 +322,10 @@ class AuthMatrixTest {
         // The same event correctly signed is accepted and applied (so the refusals above are not vacuous), and a
         // replay of that very delivery (same bytes, same signature) is a duplicate that changes nothing.
         byte[] bytes = event.getBytes(StandardCharsets.UTF_8);
-        String signature = WebhookSignature.sign(WEBHOOK_SECRET, Instant.now().getEpochSecond(), bytes);
+        String signature = PspWebhooks.sign(WEBHOOK_SECRET, Instant.now().getEpochSecond(), bytes);
         for (boolean duplicate : List.of(false, true)) {
             Response r = given().contentType("application/json")
-                    .header(WebhookSignature.HEADER, signature)
+                    .header(PspWebhooks.SANDBOX_HEADER, signature)
                     .body(bytes)
                     .post("/v1/psp/webhooks");
             assertThat(r.statusCode()).isEqualTo(200);

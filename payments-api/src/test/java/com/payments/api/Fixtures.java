@@ -31,6 +31,35 @@ final class Fixtures {
         return id;
     }
 
+    /** A captured payment with one PENDING refund that reserved part of it. */
+    record Refunded(UUID paymentId, UUID refundId, String charge) {}
+
+    /**
+     * A payment captured under a PSP charge id of its own, and a PENDING refund of {@code refundAmount} reserved on it
+     * (as payments-api's refund request leaves them for refunds-worker).
+     */
+    static Refunded pendingRefund(Pool pool, long amount, long refundAmount) {
+        UUID paymentId = UUID.randomUUID();
+        UUID refundId = UUID.randomUUID();
+        String charge = "pi_" + paymentId.toString().replace("-", "").substring(0, 20);
+        pool.withTransaction(conn -> conn.preparedQuery(
+                                """
+                                INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status,
+                                                      psp_reference, refunded_amount, captured_at)
+                                VALUES ($1, $2, $3, $4, 'EUR', 'tok_visa', 'CAPTURED', $5, $6, now())""")
+                        .execute(Tuple.from(
+                                new Object[] {paymentId, MERCHANT_A, "order-" + paymentId, amount, charge, refundAmount
+                                }))
+                        .chain(() -> conn.preparedQuery(
+                                        """
+                                        INSERT INTO refunds (id, payment_id, merchant_id, amount, currency)
+                                        VALUES ($1, $2, $3, $4, 'EUR')""")
+                                .execute(Tuple.of(refundId, paymentId, MERCHANT_A, refundAmount))))
+                .await()
+                .indefinitely();
+        return new Refunded(paymentId, refundId, charge);
+    }
+
     /** The IN_PROGRESS key a capture claims in its first transaction, for the request {@code json}. */
     static void insertInProgressKey(Pool pool, String key, String json, UUID paymentId) {
         byte[] hash = RequestHash.of(

@@ -6,7 +6,6 @@ import static com.payments.api.TestSupport.KEY_B;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.webhooks.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -138,15 +137,15 @@ class LogScanTest {
                     + "\"amount\":100,\"currency\":\"EUR\",\"source\":\"tok_visa\",\"card\":\"" + cards.get(0) + "\"}}";
             String big = event.substring(0, event.length() - 2) + ",\"pad\":\"" + "a".repeat(40_000) + "\"}}";
             List<String[]> deliveries = List.of(
-                    new String[] {event, WebhookSignature.sign(secret, now, bytes(event))},
-                    new String[] {event, WebhookSignature.sign(secret, now, bytes(event))},
-                    new String[] {event, WebhookSignature.sign("whsec_wrong", now, bytes(event))},
-                    new String[] {event, WebhookSignature.sign(secret, now - 3600, bytes(event))},
+                    new String[] {event, PspWebhooks.sign(secret, now, bytes(event))},
+                    new String[] {event, PspWebhooks.sign(secret, now, bytes(event))},
+                    new String[] {event, PspWebhooks.sign("whsec_wrong", now, bytes(event))},
+                    new String[] {event, PspWebhooks.sign(secret, now - 3600, bytes(event))},
                     new String[] {event, "t=" + now + ",v1=" + KEY_A},
-                    new String[] {big, WebhookSignature.sign(secret, now, bytes(big))});
+                    new String[] {big, PspWebhooks.sign(secret, now, bytes(big))});
             for (String[] d : deliveries) {
                 int status = given().contentType("application/json")
-                        .header(WebhookSignature.HEADER, d[1])
+                        .header(PspWebhooks.SANDBOX_HEADER, d[1])
                         .body(bytes(d[0]))
                         .post("/v1/psp/webhooks")
                         .statusCode();

@@ -5,7 +5,6 @@ import static com.payments.api.TestSupport.rowCounts;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.webhooks.WebhookSignature;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -53,10 +52,10 @@ class WebhookSecretRotationTest {
     @Test
     void deliverySignedWithTheCurrentSecretIsAccepted() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1200, "tok_visa");
-        String event = WebhookTest.chargeEvent(
-                "evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_rot_current", 1200, "EUR");
+        String event = PspWebhooks.sandbox(CURRENT)
+                .chargeSucceeded(PspWebhooks.newEventId(), id, "ch_rot_current", 1200, "EUR");
 
-        Response r = post(event, WebhookSignature.sign(CURRENT, now(), bytes(event)));
+        Response r = post(event, PspWebhooks.sign(CURRENT, now(), bytes(event)));
 
         r.then().statusCode(200);
         assertThat(r.<Boolean>path("duplicate")).isFalse();
@@ -66,10 +65,10 @@ class WebhookSecretRotationTest {
     @Test
     void deliverySignedWithThePreviousSecretIsAccepted() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1300, "tok_visa");
-        String event = WebhookTest.chargeEvent(
-                "evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_rot_previous", 1300, "EUR");
+        String event = PspWebhooks.sandbox(CURRENT)
+                .chargeSucceeded(PspWebhooks.newEventId(), id, "ch_rot_previous", 1300, "EUR");
 
-        Response r = post(event, WebhookSignature.sign(PREVIOUS, now(), bytes(event)));
+        Response r = post(event, PspWebhooks.sign(PREVIOUS, now(), bytes(event)));
 
         r.then().statusCode(200);
         assertThat(r.<Boolean>path("duplicate")).isFalse();
@@ -79,14 +78,14 @@ class WebhookSecretRotationTest {
     @Test
     void deliverySignedWithNeitherSecretIsRefusedAndStoresNothing() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1400, "tok_visa");
-        String event = WebhookTest.chargeEvent(
-                "evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_rot_neither", 1400, "EUR");
+        String event = PspWebhooks.sandbox(CURRENT)
+                .chargeSucceeded(PspWebhooks.newEventId(), id, "ch_rot_neither", 1400, "EUR");
         Map<String, Long> before = rowCounts(pool);
 
         for (String signature : new String[] {
-            WebhookSignature.sign("whsec_sandbox_secret", now(), bytes(event)),
-            WebhookSignature.sign(CURRENT + PREVIOUS, now(), bytes(event)),
-            WebhookTest.signWithEmptyKey(now(), bytes(event))
+            PspWebhooks.sign("whsec_sandbox_secret", now(), bytes(event)),
+            PspWebhooks.sign(CURRENT + PREVIOUS, now(), bytes(event)),
+            PspWebhooks.signWithEmptyKey(now(), bytes(event))
         }) {
             Response r = post(event, signature);
             r.then().statusCode(400).contentType("application/problem+json");
@@ -100,10 +99,10 @@ class WebhookSecretRotationTest {
     @Test
     void stalenessStillAppliesToTheOldSecret() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 1500, "tok_visa");
-        String event = WebhookTest.chargeEvent(
-                "evt_" + UUID.randomUUID(), "charge.succeeded", id, "ch_rot_stale", 1500, "EUR");
+        String event =
+                PspWebhooks.sandbox(CURRENT).chargeSucceeded(PspWebhooks.newEventId(), id, "ch_rot_stale", 1500, "EUR");
 
-        Response r = post(event, WebhookSignature.sign(PREVIOUS, now() - 600, bytes(event)));
+        Response r = post(event, PspWebhooks.sign(PREVIOUS, now() - 600, bytes(event)));
 
         r.then().statusCode(400);
         assertThat(r.<String>path("code")).isEqualTo("stale_webhook");
@@ -112,7 +111,7 @@ class WebhookSecretRotationTest {
 
     private static Response post(String event, String signature) {
         return given().contentType("application/json")
-                .header(WebhookSignature.HEADER, signature)
+                .header(PspWebhooks.SANDBOX_HEADER, signature)
                 .body(bytes(event))
                 .post("/v1/psp/webhooks");
     }

@@ -11,6 +11,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
             PaymentEvent.class,
             PaymentCaptured.class,
             PaymentFailed.class,
+            PaymentDisputed.class,
             RefundRequested.class,
             RefundSucceeded.class,
             RefundFailed.class

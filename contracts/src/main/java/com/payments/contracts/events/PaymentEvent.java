@@ -9,7 +9,7 @@ import java.util.UUID;
  * by {@code eventId}; the record key is {@link #paymentId()}.
  */
 public sealed interface PaymentEvent
-        permits PaymentCaptured, PaymentFailed, RefundRequested, RefundSucceeded, RefundFailed {
+        permits PaymentCaptured, PaymentFailed, PaymentDisputed, RefundRequested, RefundSucceeded, RefundFailed {
     UUID eventId();
 
     String type();

@@ -32,7 +32,7 @@ import java.util.function.IntFunction;
 /** SQL on payments (and the refunds read with them). Every merchant-facing query is scoped by merchant. */
 @ApplicationScoped
 public class PaymentRepository {
-    static final String COLUMNS =
+    public static final String COLUMNS =
             "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at,"
                     + " metadata";
     static final String REFUND_COLUMNS = "id, payment_id, amount, currency, status, created_at, metadata";

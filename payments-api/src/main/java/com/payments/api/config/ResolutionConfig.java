@@ -70,5 +70,13 @@ public interface ResolutionConfig {
         /** Largest accepted webhook body, in bytes (larger: 400 body_too_large). */
         @WithDefault("32768")
         int maxBodyBytes();
+
+        /**
+         * How long after its creation a dispute of a PSP charge we do not know yet (its capture's answer was lost and
+         * is not settled) is refused with 409 so that the PSP delivers it again; after that it is stored and queued as
+         * {@code unknown_payment}.
+         */
+        @WithDefault("1h")
+        Duration disputeWait();
     }
 }

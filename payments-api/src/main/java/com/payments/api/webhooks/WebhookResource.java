@@ -6,14 +6,15 @@ import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
-import org.jboss.resteasy.reactive.RestHeader;
 
 /**
- * PSP webhooks (docs/architecture.md §5, docs/resolver.md). Authenticated by the {@code Psp-Signature} HMAC
- * ({@link WebhookService}), not by a bearer credential: open to every caller here.
+ * PSP webhooks (docs/architecture.md §5, docs/resolver.md, docs/stripe.md), one route per PSP; only the configured
+ * PSP's route acts, the other answers 404. Authenticated by the PSP's signature header (verified by the
+ * {@link com.payments.psp.port.PspPort}), not by a bearer credential: open to every caller here.
  */
-@Path("/v1/psp/webhooks")
+@Path("/v1/psp")
 @PermitAll
 public class WebhookResource {
     private final WebhookService webhooks;
@@ -25,10 +26,24 @@ public class WebhookResource {
     /** The answer to the PSP: the event was stored (now or before). */
     public record Ack(String eventId, boolean duplicate) {}
 
+    /** The sandbox protocol's webhooks, signed {@code Psp-Signature}. */
     @POST
+    @Path("/webhooks")
     @Produces(MediaType.APPLICATION_JSON)
-    public Uni<Ack> receive(@RestHeader(WebhookSignature.HEADER) String signature, byte[] body) {
-        return webhooks.receive(body == null ? new byte[0] : body, signature)
+    public Uni<Ack> receive(HttpHeaders headers, byte[] body) {
+        return receive("sandbox", headers, body);
+    }
+
+    /** Stripe's events, signed {@code Stripe-Signature}. */
+    @POST
+    @Path("/stripe/webhooks")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<Ack> receiveStripe(HttpHeaders headers, byte[] body) {
+        return receive("stripe", headers, body);
+    }
+
+    private Uni<Ack> receive(String provider, HttpHeaders headers, byte[] body) {
+        return webhooks.receive(provider, body == null ? new byte[0] : body, headers::getHeaderString)
                 .map((Receipt receipt) -> new Ack(receipt.eventId(), receipt.duplicate()));
     }
 }

@@ -45,6 +45,17 @@ public interface PspConfig {
         /** HTTP/1.1 keep-alive connections: at least the ceiling of the service's PSP limit. */
         @WithDefault("2048")
         int maxConnections();
+
+        /**
+         * The {@code Psp-Signature} secrets webhooks are verified with (the current one, and the previous one while it
+         * rolls); blank entries are no key. payments-api sets it from {@code payments.webhooks.secret} and
+         * {@code previous-secret}.
+         */
+        Optional<List<String>> webhookSecrets();
+
+        /** How far a webhook's signed timestamp may be from our clock. */
+        @WithDefault("5m")
+        Duration webhookTolerance();
     }
 
     interface Stripe {

@@ -13,7 +13,6 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -54,8 +53,8 @@ public class PspPortProducer {
                 sandbox.connectTimeout(),
                 sandbox.callTimeout(),
                 sandbox.maxConnections(),
-                List.of(),
-                Duration.ofMinutes(5));
+                sandbox.webhookSecrets().orElse(List.of()),
+                sandbox.webhookTolerance());
     }
 
     /** Fails with a clear message when {@code STRIPE_API_KEY} is not set. */

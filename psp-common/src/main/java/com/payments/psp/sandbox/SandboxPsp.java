@@ -238,13 +238,13 @@ public final class SandboxPsp implements PspPort {
         try {
             event = mapper.readTree(body);
         } catch (IOException e) {
-            throw new WebhookRejectedException("the body is not JSON");
+            throw new WebhookRejectedException(WebhookRejectedException.Reason.NOT_AN_EVENT, "the body is not JSON");
         }
         String id = text(event.path("id"));
         String type = text(event.path("type"));
         JsonNode data = event.path("data");
         if (id == null || type == null || !data.isObject()) {
-            throw new WebhookRejectedException("not a PSP event");
+            throw new WebhookRejectedException(WebhookRejectedException.Reason.NOT_AN_EVENT, "not a PSP event");
         }
         PspEvent.Type ours =
                 switch (type) {

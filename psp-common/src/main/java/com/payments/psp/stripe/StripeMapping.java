@@ -19,7 +19,7 @@ final class StripeMapping {
         String type = text(event.path("type"));
         JsonNode object = event.path("data").path("object");
         if (text(event.path("id")) == null || type == null || !object.isObject()) {
-            throw new WebhookRejectedException("not a Stripe event");
+            throw new WebhookRejectedException(WebhookRejectedException.Reason.NOT_AN_EVENT, "not a Stripe event");
         }
         String paymentId = text(object.path("metadata").path(StripePsp.METADATA_PAYMENT));
         String refundId = text(object.path("metadata").path(StripePsp.METADATA_REFUND));

@@ -337,7 +337,7 @@ public final class StripePsp implements PspPort {
         try {
             event = mapper.readTree(body);
         } catch (IOException e) {
-            throw new WebhookRejectedException("the body is not JSON");
+            throw new WebhookRejectedException(WebhookRejectedException.Reason.NOT_AN_EVENT, "the body is not JSON");
         }
         return StripeMapping.parse(event);
     }

@@ -1,6 +1,7 @@
 package com.payments.psp.stripe;
 
 import com.payments.psp.port.WebhookRejectedException;
+import com.payments.psp.port.WebhookRejectedException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -21,6 +22,9 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class StripeSignature {
 
+    /** Longer headers are refused unread (Stripe's carry one {@code v1} per secret it rolls: a few hundred bytes). */
+    private static final int MAX_HEADER = 2048;
+
     private final List<SecretKeySpec> secrets;
     private final Duration tolerance;
     private final Clock clock;
@@ -34,13 +38,18 @@ public final class StripeSignature {
         this.clock = clock;
     }
 
-    /** @throws WebhookRejectedException when no secret is set, or the header is missing, wrong or too old */
+    /**
+     * Checks the signature first and the timestamp after it, so a forged header is always {@code SIGNATURE} and only
+     * a genuine but old (replayed) one is {@code STALE}.
+     *
+     * @throws WebhookRejectedException when no secret is set, or the header is missing, wrong or too old
+     */
     public void verify(String header, byte[] body) {
         if (secrets.isEmpty()) {
-            throw new WebhookRejectedException("no webhook secret is configured");
+            throw rejected(Reason.SIGNATURE, "no webhook secret is configured");
         }
-        if (header == null || header.isBlank()) {
-            throw new WebhookRejectedException("missing Stripe-Signature header");
+        if (header == null || header.isBlank() || header.length() > MAX_HEADER) {
+            throw rejected(Reason.SIGNATURE, "missing Stripe-Signature header");
         }
         Long timestamp = null;
         List<byte[]> signatures = new ArrayList<>();
@@ -52,11 +61,10 @@ public final class StripeSignature {
             String name = part.substring(0, eq).trim();
             String value = part.substring(eq + 1).trim();
             if (name.equals("t")) {
-                try {
-                    timestamp = Long.parseLong(value);
-                } catch (NumberFormatException e) {
-                    throw new WebhookRejectedException("unreadable timestamp in Stripe-Signature");
+                if (timestamp != null || !value.matches("[0-9]{1,12}")) {
+                    throw rejected(Reason.SIGNATURE, "unreadable timestamp in Stripe-Signature");
                 }
+                timestamp = Long.parseLong(value);
             } else if (name.equals("v1") && value.length() == 64) {
                 try {
                     signatures.add(HexFormat.of().parseHex(value));
@@ -66,25 +74,30 @@ public final class StripeSignature {
             }
         }
         if (timestamp == null) {
-            throw new WebhookRejectedException("no timestamp in Stripe-Signature");
+            throw rejected(Reason.SIGNATURE, "no timestamp in Stripe-Signature");
         }
         if (signatures.isEmpty()) {
-            throw new WebhookRejectedException("no v1 signature in Stripe-Signature");
-        }
-        long now = clock.instant().getEpochSecond();
-        if (Math.abs(now - timestamp) > tolerance.toSeconds()) {
-            throw new WebhookRejectedException("Stripe-Signature timestamp outside the tolerance");
+            throw rejected(Reason.SIGNATURE, "no v1 signature in Stripe-Signature");
         }
         byte[] prefix = (timestamp + ".").getBytes(StandardCharsets.US_ASCII);
+        boolean matched = false;
         for (SecretKeySpec secret : secrets) {
             byte[] expected = hmac(secret, prefix, body);
             for (byte[] signature : signatures) {
-                if (MessageDigest.isEqual(expected, signature)) {
-                    return;
-                }
+                matched |= MessageDigest.isEqual(expected, signature); // every candidate, no early exit
             }
         }
-        throw new WebhookRejectedException("no Stripe-Signature v1 matches");
+        if (!matched) {
+            throw rejected(Reason.SIGNATURE, "no Stripe-Signature v1 matches");
+        }
+        long now = clock.instant().getEpochSecond();
+        if (Math.abs(now - timestamp) > tolerance.toSeconds()) {
+            throw rejected(Reason.STALE, "Stripe-Signature timestamp outside the tolerance");
+        }
+    }
+
+    private static WebhookRejectedException rejected(Reason reason, String message) {
+        return new WebhookRejectedException(reason, message);
     }
 
     private static byte[] hmac(SecretKeySpec secret, byte[] prefix, byte[] body) {
