@@ -103,7 +103,8 @@ export QUARKUS_DATASOURCE_PASSWORD='$PAYMENTS_PG_APP_PASSWORD'
 export KAFKA_BOOTSTRAP_SERVERS='$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS'
 export PSP_URL='http://127.0.0.1:$PSP_PORT'
 export PSP_WEBHOOK_SECRET='$WEBHOOK_SECRET'
-export RECON_SOURCE='http://127.0.0.1:$PSP_PORT'
+# The reconciler reads the settlement lines through the PSP port (PSP_PROVIDER, PSP_URL), as the services call it.
+export RECON_SOURCE=psp
 export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 # Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
 export QUARKUS_PROFILE=dev
