@@ -345,8 +345,8 @@ class RefundTraceTest {
      * The reconciler's run of today (its settlement lines from the sandbox through the PSP port, {@code psp.url} as the
      * other services): a {@code reconciliation run} span with the date, exported before it exits.
      */
-    private static void reconciliationRun(
-            OtlpReceiver otlp, Postgres.Database db, Map<String, String> common) throws Exception {
+    private static void reconciliationRun(OtlpReceiver otlp, Postgres.Database db, Map<String, String> common)
+            throws Exception {
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
         Map<String, String> properties = new HashMap<>(common);
         properties.put("quarkus.datasource.jdbc.url", db.jdbcUrl());

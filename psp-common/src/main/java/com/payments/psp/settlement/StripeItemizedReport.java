@@ -110,7 +110,10 @@ public final class StripeItemizedReport {
                 pspReference,
                 type,
                 reference.isEmpty() ? null : reference,
-                Math.abs(minor(get(f, "gross"), currency, "gross", lineNo)),
+                // the type gives the direction; a fee debits the balance, and a fee credit stays negative (refused)
+                "FEE".equals(type)
+                        ? -minor(get(f, "gross"), currency, "gross", lineNo)
+                        : Math.abs(minor(get(f, "gross"), currency, "gross", lineNo)),
                 minor(get(f, "fee"), currency, "fee", lineNo),
                 currency,
                 created);

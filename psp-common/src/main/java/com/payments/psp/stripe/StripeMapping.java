@@ -113,7 +113,10 @@ final class StripeMapping {
                 new SettlementLine(intentId != null ? intentId : sourceId, type, paymentId, amount, fee, currency, at);
             case "CHARGEBACK" -> new SettlementLine(sourceId, type, paymentId, amount, fee, currency, at);
             case "REFUND", "REFUND_FAILURE" -> new SettlementLine(sourceId, type, refundId, amount, fee, currency, at);
-            default -> new SettlementLine(text(txn.path("id")), type, null, amount, fee, currency, at);
+            // A fee debits the balance (negative); a credit stays negative here, which the reconciler refuses.
+            default ->
+                new SettlementLine(
+                        text(txn.path("id")), type, null, -txn.path("amount").asLong(), fee, currency, at);
         };
     }
 
