@@ -119,7 +119,8 @@ export PSP_WEBHOOK_SECRET='$WEBHOOK_SECRET'
 export PSP_PROVIDER='$PSP_PROVIDER'
 export STRIPE_WEBHOOK_SECRET='$STRIPE_WEBHOOK_SECRET'
 $STRIPE_KEY_LINE
-export RECON_SOURCE='http://127.0.0.1:$PSP_PORT'
+# The reconciler reads the settlement lines through the PSP port (PSP_PROVIDER, PSP_URL), as the services call it.
+export RECON_SOURCE=psp
 export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 # Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
 export QUARKUS_PROFILE=dev

@@ -1,6 +1,8 @@
 -- The match of one business date (ReconRepository.match, docs/reconciler.md): our captured payments and successful
--- refunds of the date, widened by the window on both sides, FULL OUTER JOIN the CHARGE and REFUND lines of the date's
--- file, classified into outcomes. The three parameters are bound once, in params.
+-- refunds of the date, widened by the window on both sides, FULL OUTER JOIN the CHARGE, REFUND, CHARGEBACK (a dispute)
+-- and REFUND_FAILURE lines of the date's file, classified into outcomes. A CHARGEBACK or REFUND_FAILURE line has no
+-- row of ours to join (we record no disputes, and a failed refund is not SUCCEEDED): it is classified by what we hold
+-- under its reference. The three parameters are bound once, in params.
 CREATE TEMP TABLE recon_result ON COMMIT DROP AS
 WITH params AS (
     SELECT business_date, match_window, late_resolution_days,
@@ -23,7 +25,8 @@ WITH params AS (
     SELECT s.type AS kind, s.reference, s.psp_reference, s.amount, s.currency::text AS currency,
            s.settled_at, count(*) OVER (PARTITION BY s.type, s.reference) AS copies
       FROM psp_settlements s, params
-     WHERE s.business_date = params.business_date AND s.type IN ('CHARGE', 'REFUND')
+     WHERE s.business_date = params.business_date
+       AND s.type IN ('CHARGE', 'REFUND', 'CHARGEBACK', 'REFUND_FAILURE')
 ), joined AS (
     SELECT coalesce(o.kind, t.kind) AS kind, coalesce(o.reference, t.reference) AS reference,
            o.amount AS internal_amount, o.currency AS internal_currency, o.at AS internal_at,
@@ -61,6 +64,16 @@ SELECT j.*, x.status AS internal_status, x.amount AS other_amount, x.currency AS
                 ELSE 'MISSING_AT_PSP' END
          -- theirs only: what do we hold under that reference, whatever its day or status?
          WHEN x.status IS NULL THEN 'MISSING_INTERNAL'
+         -- the PSP took the money of a payment back: our books still hold it captured
+         WHEN j.kind = 'CHARGEBACK' THEN 'CHARGEBACK'
+         -- a refund that failed after the PSP booked it: its money came back; right if we hold the refund FAILED
+         WHEN j.kind = 'REFUND_FAILURE' THEN
+           CASE WHEN x.status = 'FAILED' THEN 'REFUND_REVERSED' ELSE 'STATUS_MISMATCH' END
+         WHEN j.kind = 'REFUND' AND x.status = 'FAILED'
+              AND EXISTS (SELECT 1 FROM psp_settlements a
+                           WHERE a.reference = j.reference AND a.type = 'REFUND_FAILURE'
+                             AND a.amount = j.psp_amount AND a.currency::text = j.psp_currency)
+           THEN 'REFUND_REVERSED'
          WHEN x.status IN ('CAPTURED', 'SUCCEEDED') THEN
            CASE WHEN x.currency <> j.psp_currency THEN 'CURRENCY_MISMATCH'
                 WHEN x.amount <> j.psp_amount THEN 'AMOUNT_MISMATCH'
@@ -76,9 +89,9 @@ SELECT j.*, x.status AS internal_status, x.amount AS other_amount, x.currency AS
   LEFT JOIN LATERAL (
       SELECT p.status, p.amount, p.currency::text AS currency, p.psp_reference
         FROM payments p
-       WHERE j.kind = 'CHARGE' AND j.internal_amount IS NULL AND p.id = try_uuid(j.reference)
+       WHERE j.kind IN ('CHARGE', 'CHARGEBACK') AND j.internal_amount IS NULL AND p.id = try_uuid(j.reference)
       UNION ALL
       SELECT r.status, r.amount, r.currency::text, r.psp_reference
         FROM refunds r
-       WHERE j.kind = 'REFUND' AND j.internal_amount IS NULL AND r.id = try_uuid(j.reference)
+       WHERE j.kind IN ('REFUND', 'REFUND_FAILURE') AND j.internal_amount IS NULL AND r.id = try_uuid(j.reference)
   ) x ON true

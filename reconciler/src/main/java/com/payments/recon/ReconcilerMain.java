@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.recon.config.ReconConfig;
 import com.payments.recon.service.ReconciliationService;
 import com.payments.recon.service.RunResult;
+import com.payments.recon.service.SettlementSource;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -17,7 +18,7 @@ import java.util.Locale;
  * One reconciliation run, then exit: the exit code is the Kubernetes Job's result.
  *
  * <p>Arguments (each overrides the {@code recon.*} property): {@code --date=yyyy-mm-dd} (default today UTC minus
- * {@code recon.lag-days}), {@code --source=<url or path with {date}>}, {@code --window=15m|PT15M},
+ * {@code recon.lag-days}), {@code --source=psp|<path with {date}>}, {@code --window=15m|PT15M},
  * {@code --lookback=<days>}. Dates {@code date - lookback .. date} are reconciled, oldest first.
  */
 @QuarkusMain
@@ -67,8 +68,9 @@ public class ReconcilerMain implements QuarkusApplication {
                     throw new IllegalArgumentException("unknown argument " + arg);
                 }
             }
-            if (source == null || source.isBlank()) {
-                throw new IllegalArgumentException("no settlement source: set recon.source or --source");
+            String problem = SettlementSource.problem(source);
+            if (problem != null) {
+                throw new IllegalArgumentException(problem);
             }
             if (lookback < 0 || window.isNegative() || window.compareTo(Duration.ofHours(12)) > 0) {
                 throw new IllegalArgumentException("lookback must be >= 0 and window between 0 and 12h");

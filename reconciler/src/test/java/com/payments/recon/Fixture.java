@@ -102,20 +102,40 @@ final class Fixture {
 
     String refund(String paymentId, long amount, String currency, Instant completedAt) {
         String id = UUID.randomUUID().toString();
-        update("UPDATE payments SET refunded_amount = refunded_amount + ? WHERE id = ?::uuid", amount, paymentId);
+        return refund(id, paymentId, amount, currency, "SUCCEEDED", "re_" + id, completedAt);
+    }
+
+    /** A refund with the given id, status (SUCCEEDED or FAILED) and PSP refund id, completed at {@code completedAt}. */
+    String refund(
+            String id,
+            String paymentId,
+            long amount,
+            String currency,
+            String status,
+            String pspReference,
+            Instant completedAt) {
+        if ("SUCCEEDED".equals(status)) {
+            update("UPDATE payments SET refunded_amount = refunded_amount + ? WHERE id = ?::uuid", amount, paymentId);
+        }
         update(
                 """
                 INSERT INTO refunds (id, payment_id, merchant_id, amount, currency, status, psp_reference, completed_at)
-                VALUES (?::uuid, ?::uuid, ?::uuid, ?, ?, 'SUCCEEDED', 're_' || ?, ?::timestamptz)
+                VALUES (?::uuid, ?::uuid, ?::uuid, ?, ?, ?, ?, ?::timestamptz)
                 """,
                 id,
                 paymentId,
                 merchantId,
                 amount,
                 currency,
-                id,
+                status,
+                pspReference,
                 completedAt.toString());
         return id;
+    }
+
+    /** Where the settlement file of {@code date} is (the sandbox format or a Stripe report written by the test). */
+    java.nio.file.Path file(LocalDate date) {
+        return dir.resolve(date + ".csv");
     }
 
     /**

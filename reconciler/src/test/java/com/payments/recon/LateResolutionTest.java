@@ -8,6 +8,7 @@ import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import com.payments.recon.service.ReconciliationService;
 import com.payments.recon.service.RunResult;
+import com.payments.recon.service.SettlementSource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -89,7 +90,7 @@ class LateResolutionTest {
     }
 
     private RunResult run(LocalDate date, Fixture fx) {
-        RunResult result = service.run(date, psp, Duration.ofMinutes(15));
+        RunResult result = service.run(date, SettlementSource.PSP, Duration.ofMinutes(15));
         assertThat(result.status()).as("%s", result.summary()).isEqualTo(RunResult.SUCCEEDED);
         return result;
     }

@@ -112,7 +112,7 @@ class ReconciliationServiceTest {
         eurFees += fee(8_000);
         String lateFromYesterdayMissing = fx.captured(8_100, "EUR", at(d.minusDays(1), "23:56"));
         String lateToday = fx.captured(9_000, "EUR", at(d, "23:58"));
-        // A chargeback goes to humans; a FEE line and every line's fee go to the ledger.
+        // A chargeback is a break and goes to humans; a FEE line and every line's fee go to the ledger.
         lines.add(new Line("cb_1", "CHARGEBACK", refundedPayment, 7_000, 1_500, "EUR", at(d, "18:00")));
         lines.add(new Line("fee_1", "FEE", null, 500, 0, "EUR", at(d, "23:00")));
         eurFees += 1_500 + 500;
@@ -130,9 +130,10 @@ class ReconciliationServiceTest {
                         "CURRENCY_MISMATCH " + currencyMismatch,
                         "STATUS_MISMATCH " + failed,
                         "STATUS_MISMATCH " + unknownOtherAmount,
-                        "DUPLICATE_AT_PSP " + duplicated);
+                        "DUPLICATE_AT_PSP " + duplicated,
+                        "CHARGEBACK " + refundedPayment);
         assertThat(fx.rows("SELECT count(*) FROM recon_breaks WHERE business_date = ?::date", d.toString()))
-                .containsExactly(List.of("9"));
+                .containsExactly(List.of("10"));
         RunSummary.Match s = result.summary().match();
         assertThat(s.matched()).isEqualTo(40L + 4 + 2); // 40 charges, 4 refunds, refundedPayment, late item
         assertThat(s.awaitingNextFile()).isEqualTo(1L);
@@ -143,7 +144,8 @@ class ReconciliationServiceTest {
                         "AMOUNT_MISMATCH", 1L,
                         "CURRENCY_MISMATCH", 1L,
                         "STATUS_MISMATCH", 2L,
-                        "DUPLICATE_AT_PSP", 2L)); // two lines, one break
+                        "DUPLICATE_AT_PSP", 2L, // two lines, one break
+                        "CHARGEBACK", 1L));
         assertThat(result.reportedOpen()).isZero();
 
         // Fees: one balanced FEE transaction per currency.

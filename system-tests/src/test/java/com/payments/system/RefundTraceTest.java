@@ -228,7 +228,7 @@ class RefundTraceTest {
             captureTrace(otlp, captured);
             resolverTrace(otlp, sql, apiUrl, field(lost.body(), "id"));
             webhookTraceAndLog(otlp, apiUrl, processes.get(0).get(), paymentId);
-            reconciliationRun(otlp, db, psp.url(), common);
+            reconciliationRun(otlp, db, common);
         } finally {
             for (CompletableFuture<QuarkusProcess> process : processes) {
                 try {
@@ -341,14 +341,17 @@ class RefundTraceTest {
         assertThat(trace.stream().map(ReceivedSpan::spanId)).as(line.encode()).contains(mdc.getString("spanId"));
     }
 
-    /** The reconciler's run of today: a {@code reconciliation run} span with the date, exported before it exits. */
-    private static void reconciliationRun(
-            OtlpReceiver otlp, Postgres.Database db, String pspUrl, Map<String, String> common) throws Exception {
+    /**
+     * The reconciler's run of today (its settlement lines from the sandbox through the PSP port, {@code psp.url} as the
+     * other services): a {@code reconciliation run} span with the date, exported before it exits.
+     */
+    private static void reconciliationRun(OtlpReceiver otlp, Postgres.Database db, Map<String, String> common)
+            throws Exception {
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
         Map<String, String> properties = new HashMap<>(common);
         properties.put("quarkus.datasource.jdbc.url", db.jdbcUrl());
         Stack.Exit exit = Stack.runToExit(
-                "reconciler", properties, List.of("--date=" + today, "--lookback=0", "--source=" + pspUrl), STARTUP);
+                "reconciler", properties, List.of("--date=" + today, "--lookback=0", "--source=psp"), STARTUP);
         assertThat(exit.code()).as(Files.readString(exit.log())).isZero();
         ReceivedSpan run = await().atMost(WAIT)
                 .until(

@@ -19,13 +19,20 @@ import com.payments.psp.port.RefundRequest;
 import com.payments.psp.port.RefundResult;
 import com.payments.psp.port.SettlementLine;
 import com.payments.psp.port.WebhookRejectedException;
+import com.payments.psp.settlement.LineSplitter;
+import com.payments.psp.settlement.SandboxSettlementFile;
+import com.payments.psp.settlement.SettlementFormatException;
 import com.payments.psp.stripe.StripeSignature;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.core.buffer.Buffer;
+import io.vertx.mutiny.core.http.HttpClient;
+import io.vertx.mutiny.core.http.HttpClientRequest;
 import io.vertx.mutiny.ext.web.client.HttpRequest;
 import io.vertx.mutiny.ext.web.client.HttpResponse;
 import io.vertx.mutiny.ext.web.client.WebClient;
@@ -35,7 +42,6 @@ import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
@@ -76,6 +82,8 @@ public final class SandboxPsp implements PspPort {
     private final StripeSignature signature;
     private final ObjectMapper mapper = new ObjectMapper();
     private final String base;
+    /** Streams the settlement files (the web client reads a body whole). */
+    private final HttpClient files;
 
     /**
      * @param limit the instance's limit of concurrent PSP calls, or null when the caller takes the permits
@@ -87,6 +95,9 @@ public final class SandboxPsp implements PspPort {
         this.signature = new StripeSignature(settings.webhookSecrets(), settings.webhookTolerance(), clock);
         this.base = PspHttp.base(settings.url());
         this.client = PspHttp.client(vertx, settings.maxConnections(), settings.connectTimeout());
+        this.files =
+                vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(1).setConnectTimeout((int)
+                        settings.connectTimeout().toMillis()));
     }
 
     @Override
@@ -97,6 +108,7 @@ public final class SandboxPsp implements PspPort {
     @Override
     public void close() {
         client.close();
+        files.closeAndForget();
     }
 
     // ---------------------------------------------------------------- charges
@@ -272,34 +284,53 @@ public final class SandboxPsp implements PspPort {
 
     // ---------------------------------------------------------------- settlement
 
-    /** {@code GET /v1/settlements/{day}.csv}: the day's file, one {@link SettlementLine} per line after the header. */
+    /**
+     * {@code GET /v1/settlements/{day}.csv}: the day's file, one {@link SettlementLine} per line after the header,
+     * streamed: lines are parsed as the body arrives and the body is read only as fast as the subscriber asks (a day of
+     * a million lines never sits in memory). A malformed line fails the stream with a {@link
+     * SettlementFormatException} naming its line; an answer other than 200 fails it too. {@code callTimeout} is the
+     * longest the body may stall.
+     */
     @Override
     public Multi<SettlementLine> settlementLines(LocalDate day) {
-        return document("/v1/settlements/" + day + ".csv").onItem().transformToMulti(text -> Multi.createFrom()
-                .iterable(csvLines(text)));
-    }
-
-    static List<SettlementLine> csvLines(String csv) {
-        List<SettlementLine> lines = new ArrayList<>();
-        String[] rows = csv.split("\r?\n");
-        for (int i = 1; i < rows.length; i++) {
-            if (rows[i].isBlank()) {
-                continue;
-            }
-            String[] c = rows[i].split(",", -1);
-            if (c.length != 7) {
-                throw new IllegalStateException("settlement line " + (i + 1) + " has " + c.length + " columns");
-            }
-            lines.add(new SettlementLine(
-                    c[0],
-                    c[1],
-                    c[2].isEmpty() ? null : c[2],
-                    Long.parseLong(c[3]),
-                    Long.parseLong(c[4]),
-                    c[5],
-                    Instant.parse(c[6])));
-        }
-        return lines;
+        String url = base + "/v1/settlements/" + day + ".csv";
+        RequestOptions options = new RequestOptions()
+                .setMethod(HttpMethod.GET)
+                .setAbsoluteURI(url)
+                .putHeader("Accept", "text/csv")
+                .setIdleTimeout(settings.callTimeout().toMillis());
+        return Multi.createFrom().deferred(() -> {
+            LineSplitter splitter = new LineSplitter();
+            long[] lineNo = {0};
+            return files.request(options)
+                    .chain(HttpClientRequest::send)
+                    .onItem()
+                    .transformToMulti(response -> {
+                        if (response.statusCode() != 200) {
+                            return response.body().onItem().<Buffer>transformToMulti(body -> Multi.createFrom()
+                                    .failure(new IllegalStateException(
+                                            "GET " + url + " answered " + response.statusCode())));
+                        }
+                        return response.toMulti();
+                    })
+                    .onItem()
+                    .transformToIterable(chunk -> splitter.feed(chunk.getBytes()))
+                    .onCompletion()
+                    .switchTo(() -> Multi.createFrom().iterable(splitter.rest()))
+                    .onItem()
+                    .transformToIterable(line -> {
+                        long n = ++lineNo[0];
+                        if (n > 1) {
+                            return List.of(SandboxSettlementFile.parseLine(line, n));
+                        }
+                        if (!SandboxSettlementFile.HEADER.equals(
+                                line.replace("\r", "").replace("\uFEFF", ""))) {
+                            throw new SettlementFormatException(
+                                    1, "expected the header " + SandboxSettlementFile.HEADER);
+                        }
+                        return List.of();
+                    });
+        });
     }
 
     // ---------------------------------------------------------------- HTTP
@@ -324,19 +355,6 @@ public final class SandboxPsp implements PspPort {
                 .atMost(1)
                 .map(response -> new Answer(response.statusCode(), PspHttp.json(response.bodyAsBuffer(), null)));
         return limit == null ? answered : limit.run(() -> answered);
-    }
-
-    /** A GET of a text document; fails unless the answer is 200. */
-    private Uni<String> document(String path) {
-        Uni<String> text = Uni.createFrom()
-                .deferred(() -> request(HttpMethod.GET, path).send())
-                .map(response -> {
-                    if (response.statusCode() != 200) {
-                        throw new IllegalStateException("GET " + path + " answered " + response.statusCode());
-                    }
-                    return response.bodyAsString();
-                });
-        return limit == null ? text : limit.run(() -> text);
     }
 
     private HttpRequest<Buffer> request(HttpMethod method, String path) {

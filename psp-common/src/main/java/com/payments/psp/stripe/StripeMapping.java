@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.psp.port.PspEvent;
 import com.payments.psp.port.SettlementLine;
 import com.payments.psp.port.WebhookRejectedException;
+import com.payments.psp.settlement.StripeItemizedReport;
 import java.time.Instant;
 import java.util.Locale;
 
@@ -88,29 +89,34 @@ final class StripeMapping {
 
     /**
      * A balance transaction as a settlement line (its {@code source} expanded with its PaymentIntent); null for the
-     * payout itself and for types the reconciliation does not match.
+     * payout itself and for categories the reconciliation does not match ({@link StripeItemizedReport#lineType}, the
+     * same mapping as the report's). A charge's PSP reference is its PaymentIntent's id, which is what we store as the
+     * payment's {@code psp_reference}; a dispute's is the dispute, a refund's the refund, a fee's the transaction.
      */
     static SettlementLine settlementLine(JsonNode txn) {
-        String category = text(txn.path("reporting_category"));
+        String type = StripeItemizedReport.lineType(text(txn.path("reporting_category")));
+        if (type == null) {
+            return null;
+        }
         JsonNode source = txn.path("source");
         String sourceId = source.isObject() ? text(source.path("id")) : text(source);
         long amount = Math.abs(txn.path("amount").asLong());
         long fee = txn.path("fee").asLong();
         String currency = currency(txn);
         Instant at = Instant.ofEpochSecond(txn.path("created").asLong());
-        String paymentId = text(source.path("payment_intent").path("metadata").path(StripePsp.METADATA_PAYMENT));
+        JsonNode intent = source.path("payment_intent");
+        String paymentId = text(intent.path("metadata").path(StripePsp.METADATA_PAYMENT));
         String refundId = text(source.path("metadata").path(StripePsp.METADATA_REFUND));
-        if (category == null) {
-            return null;
-        }
-        return switch (category) {
-            case "charge" -> new SettlementLine(sourceId, "CHARGE", paymentId, amount, fee, currency, at);
-            case "refund" -> new SettlementLine(sourceId, "REFUND", refundId, amount, fee, currency, at);
-            case "refund_failure" ->
-                new SettlementLine(sourceId, "REFUND_FAILURE", refundId, amount, fee, currency, at);
-            case "dispute" -> new SettlementLine(sourceId, "CHARGEBACK", paymentId, amount, fee, currency, at);
-            case "fee" -> new SettlementLine(text(txn.path("id")), "FEE", null, amount, fee, currency, at);
-            default -> null; // payout, transfer, …: not ours to match
+        String intentId = idOf(intent);
+        return switch (type) {
+            case "CHARGE" ->
+                new SettlementLine(intentId != null ? intentId : sourceId, type, paymentId, amount, fee, currency, at);
+            case "CHARGEBACK" -> new SettlementLine(sourceId, type, paymentId, amount, fee, currency, at);
+            case "REFUND", "REFUND_FAILURE" -> new SettlementLine(sourceId, type, refundId, amount, fee, currency, at);
+            // A fee debits the balance (negative); a credit stays negative here, which the reconciler refuses.
+            default ->
+                new SettlementLine(
+                        text(txn.path("id")), type, null, -txn.path("amount").asLong(), fee, currency, at);
         };
     }
 

@@ -8,6 +8,8 @@ import com.payments.psp.port.ChargeResult;
 import com.payments.psp.port.ChargeResult.Status;
 import com.payments.psp.port.RefundResult;
 import com.payments.psp.sandbox.SandboxPsp.Answer;
+import com.payments.psp.settlement.SandboxSettlementFile;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,9 +77,9 @@ class SandboxOutcomeTest {
 
     @Test
     void settlementFileLines() {
-        assertThat(SandboxPsp.csvLines("psp_reference,type,reference,amount,fee,currency,settled_at\n"
-                        + "ch_1,CHARGE,p1,1000,29,EUR,2026-01-02T10:00:00Z\n"
-                        + "fee_1,FEE,,0,15,EUR,2026-01-02T11:00:00Z\n"))
+        assertThat(List.of(
+                        SandboxSettlementFile.parseLine("ch_1,CHARGE,p1,1000,29,EUR,2026-01-02T10:00:00Z", 2),
+                        SandboxSettlementFile.parseLine("fee_1,FEE,,0,15,EUR,2026-01-02T11:00:00Z\r", 3)))
                 .extracting(
                         l -> l.pspReference() + " " + l.type() + " " + l.reference() + " " + l.amount() + " " + l.fee())
                 .containsExactly("ch_1 CHARGE p1 1000 29", "fee_1 FEE null 0 15");

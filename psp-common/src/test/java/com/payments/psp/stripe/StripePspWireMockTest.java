@@ -271,7 +271,7 @@ class StripePspWireMockTest {
         assertThat(lines)
                 .containsExactly(
                         new SettlementLine(
-                                "ch_1",
+                                "pi_1",
                                 "CHARGE",
                                 "pay-1",
                                 2500,

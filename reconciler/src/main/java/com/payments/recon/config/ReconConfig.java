@@ -9,8 +9,10 @@ import java.util.Optional;
 @ConfigMapping(prefix = "recon")
 public interface ReconConfig {
     /**
-     * Where settlement files come from: an {@code http(s)://} base URL of the PSP (the file is {@code
-     * GET <url>/v1/settlements/<date>.csv}), or a file path in which {@code {date}} is replaced by the business date.
+     * Where the settlement lines of a date come from: {@code psp}, the PSP port of {@code psp.provider} (the sandbox's
+     * settlement file, or Stripe's balance transactions of the day), or a file path in which {@code {date}} is replaced
+     * by the business date (the sandbox's settlement file or Stripe's itemized payout reconciliation report, told apart
+     * by the header).
      */
     Optional<String> source();
 
@@ -53,8 +55,4 @@ public interface ReconConfig {
     /** PostgreSQL {@code work_mem} of the run's transaction: the match hashes a whole day (1M lines: 256MB keeps it in memory). */
     @WithDefault("256MB")
     String workMem();
-
-    /** Timeout of the HTTP download of a settlement file. */
-    @WithDefault("5m")
-    Duration downloadTimeout();
 }

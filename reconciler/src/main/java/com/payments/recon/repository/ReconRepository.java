@@ -30,7 +30,8 @@ public class ReconRepository {
             "AMOUNT_MISMATCH",
             "CURRENCY_MISMATCH",
             "STATUS_MISMATCH",
-            "DUPLICATE_AT_PSP");
+            "DUPLICATE_AT_PSP",
+            "CHARGEBACK");
 
     /** A settlement line that settles a payment we hold as UNKNOWN, with the same amount and currency. */
     public record SettledUnknown(
@@ -113,7 +114,7 @@ public class ReconRepository {
 
     /**
      * The match: our captured payments and successful refunds of the date (widened by the window on both sides) FULL
-     * OUTER JOIN the CHARGE and REFUND lines of the date's file, classified into outcomes (docs/reconciler.md). An item
+     * OUTER JOIN the CHARGE, REFUND, CHARGEBACK and REFUND_FAILURE lines of the date's file, classified into outcomes (docs/reconciler.md). An item
      * of ours that the file lacks is looked up in the neighbouring files (midnight cut-off) and in the files of the
      * {@code lateResolutionDays} dates before (recorded late). The result lives in the temporary table
      * {@code recon_result} until the transaction ends. The statement is {@code sql/recon-match.sql}.

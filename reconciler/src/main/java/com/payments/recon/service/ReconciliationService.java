@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentCaptured;
 import com.payments.contracts.tracing.TraceHeaders;
-import com.payments.recon.client.SettlementSource;
+import com.payments.psp.settlement.SettlementFiles.Numbered;
+import com.payments.psp.settlement.SettlementFormatException;
 import com.payments.recon.config.ReconConfig;
 import com.payments.recon.repository.ReconRepository;
 import com.payments.recon.repository.ReconRepository.CapturedPayment;
@@ -19,11 +20,7 @@ import io.opentelemetry.instrumentation.annotations.SpanAttribute;
 import io.opentelemetry.instrumentation.annotations.WithSpan;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -33,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
@@ -116,7 +114,7 @@ public class ReconciliationService {
     /** One run, in a span of its own (the root of the trace of the events it writes). */
     @WithSpan("reconciliation run")
     public RunResult run(@SpanAttribute("recon.date") LocalDate date, String sourceSpec, Duration window) {
-        Progress progress = new Progress(date, SettlementSource.location(sourceSpec, date), window);
+        Progress progress = new Progress(date, source.location(sourceSpec, date), window);
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -156,7 +154,7 @@ public class ReconciliationService {
         long loadStart = System.nanoTime();
         repository.deleteSettlements(c, date);
         long lines;
-        try (InputStream in = source.open(sourceSpec, date)) {
+        try (Stream<Numbered> in = source.open(sourceSpec, date)) {
             lines = copy(c, in, date);
         }
         progress.load = new Load(lines, millisSince(loadStart));
@@ -257,30 +255,36 @@ public class ReconciliationService {
         return captured;
     }
 
-    /** Validates every line while streaming it into COPY; a bad line aborts the COPY and the transaction. */
-    private long copy(Connection c, InputStream in, LocalDate date) throws SQLException, IOException {
+    /** Checks every line while streaming it into COPY; a bad line aborts the COPY and the transaction. */
+    private long copy(Connection c, Stream<Numbered> lines, LocalDate date) throws SQLException {
         CopyIn copy = c.unwrap(PGConnection.class)
                 .getCopyAPI()
-                .copyIn("COPY psp_settlements (" + SettlementCsv.COPY_COLUMNS + ") FROM STDIN");
+                .copyIn("COPY psp_settlements (" + SettlementRows.COPY_COLUMNS + ") FROM STDIN");
         byte[] buffer = new byte[1 << 20];
-        int[] used = {0};
+        int used = 0;
+        long count = 0;
+        String day = date.toString();
+        StringBuilder row = new StringBuilder(160);
         try {
-            BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
-            long lines = SettlementCsv.convert(reader, date, row -> {
-                if (used[0] + row.length() > buffer.length) {
-                    copy.writeToCopy(buffer, 0, used[0]);
-                    used[0] = 0;
+            for (var it = lines.iterator(); it.hasNext(); ) {
+                Numbered line = it.next();
+                row.setLength(0);
+                SettlementRows.append(row, day, line.lineNo(), line.line());
+                if (used + row.length() > buffer.length) {
+                    copy.writeToCopy(buffer, 0, used);
+                    used = 0;
                 }
-                // Rows are printable ASCII (validated), so one char is one byte.
+                // Rows are printable ASCII (checked), so one char is one byte.
                 for (int i = 0; i < row.length(); i++) {
-                    buffer[used[0]++] = (byte) row.charAt(i);
+                    buffer[used++] = (byte) row.charAt(i);
                 }
-            });
-            if (used[0] > 0) {
-                copy.writeToCopy(buffer, 0, used[0]);
+                count++;
+            }
+            if (used > 0) {
+                copy.writeToCopy(buffer, 0, used);
             }
             copy.endCopy();
-            return lines;
+            return count;
         } finally {
             if (copy.isActive()) {
                 copy.cancelCopy();
@@ -290,7 +294,13 @@ public class ReconciliationService {
 
     private RunResult failed(Connection c, LocalDate date, Progress progress, Exception e) {
         String error = String.valueOf(e.getMessage());
-        Long line = e instanceof SettlementFormatException f ? f.lineNumber() : null;
+        Long line = null;
+        for (Throwable t = e; t != null && line == null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SettlementFormatException f) {
+                line = f.lineNumber();
+                error = f.getMessage();
+            }
+        }
         Log.errorf(e, "reconciliation of %s failed, nothing changed: %s", date, e.getMessage());
         Long runId = null;
         try {

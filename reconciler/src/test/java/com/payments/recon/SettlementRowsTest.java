@@ -3,8 +3,10 @@ package com.payments.recon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.payments.recon.service.SettlementCsv;
-import com.payments.recon.service.SettlementFormatException;
+import com.payments.psp.port.SettlementLine;
+import com.payments.psp.settlement.SettlementFiles;
+import com.payments.psp.settlement.SettlementFormatException;
+import com.payments.recon.service.SettlementRows;
 import java.io.BufferedReader;
 import java.io.StringReader;
 import java.time.LocalDate;
@@ -14,14 +16,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class SettlementCsvTest {
+/** Settlement lines as COPY rows: the file formats (psp-common) and the checks of every line, whatever its source. */
+class SettlementRowsTest {
     static final String HEADER = "psp_reference,type,reference,amount,fee,currency,settled_at\n";
     static final LocalDate DATE = LocalDate.of(2031, 1, 1);
 
     static List<String> convert(String file) throws Exception {
         List<String> rows = new ArrayList<>();
-        SettlementCsv.convert(new BufferedReader(new StringReader(file)), DATE, r -> rows.add(r.toString()));
+        try (var lines = SettlementFiles.read(new BufferedReader(new StringReader(file)))) {
+            lines.forEach(l -> rows.add(row(l.lineNo(), l.line())));
+        }
         return rows;
+    }
+
+    static String row(long lineNo, SettlementLine line) {
+        StringBuilder row = new StringBuilder();
+        SettlementRows.append(row, DATE.toString(), lineNo, line);
+        return row.toString();
     }
 
     @Test
@@ -62,6 +73,23 @@ class SettlementCsvTest {
                 .isInstanceOf(SettlementFormatException.class)
                 .hasMessageContaining("line 3")
                 .hasMessageContaining(message);
+    }
+
+    @Test
+    void aMovementWithoutOurIdIsLoadedUnderThePspsIdAndOtherSourcesAreCheckedAlike() {
+        java.time.Instant at = java.time.Instant.parse("2031-01-01T10:00:00Z");
+        // A Stripe charge made outside the platform: no payment id in its metadata; a MISSING_INTERNAL, not a failure.
+        assertThat(row(7, new SettlementLine("pi_9", "CHARGE", null, 700, 50, "EUR", at)))
+                .isEqualTo("2031-01-01\t7\tpi_9\tCHARGE\tpi_9\t700\t50\tEUR\t2031-01-01T10:00:00Z\n");
+        assertThat(row(8, new SettlementLine("re_1", "REFUND_FAILURE", "r-1", 300, 0, "EUR", at)))
+                .contains("\tREFUND_FAILURE\tr-1\t");
+        assertThatThrownBy(() -> row(9, new SettlementLine("txn_1", "PAYOUT", null, 1, 0, "EUR", at)))
+                .isInstanceOf(SettlementFormatException.class)
+                .hasMessageContaining("line 9");
+        assertThatThrownBy(() -> row(10, new SettlementLine("ch_1", "CHARGE", "p 1", 1, 0, "EUR", at)))
+                .hasMessageContaining("printable ASCII");
+        assertThatThrownBy(() -> row(11, new SettlementLine("ch_1", "CHARGE", "p-1", 1, -3, "EUR", at)))
+                .hasMessageContaining("fee must not be negative");
     }
 
     @Test
