@@ -5,4 +5,4 @@ UPDATE payments p
                  WHERE status IN ('PROCESSING', 'UNKNOWN') AND next_attempt_at <= now()
                  ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
    AND p.status IN ('PROCESSING', 'UNKNOWN')
-RETURNING p.id, p.merchant_id, p.status, p.amount, p.currency, p.source, p.attempts, p.created_at
+RETURNING p.id, p.merchant_id, p.status, p.amount, p.currency, p.source, p.psp_reference, p.attempts, p.created_at

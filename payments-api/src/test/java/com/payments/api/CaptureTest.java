@@ -68,7 +68,7 @@ class CaptureTest {
         response.then().statusCode(201).header("Idempotent-Replayed", (String) null);
         UUID id = UUID.fromString(response.path("id"));
         assertThat(response.<String>path("status")).isEqualTo("CAPTURED");
-        assertThat(response.<String>path("pspReference")).startsWith("ch_");
+        assertThat(response.<String>path("pspReference")).startsWith(PspUnderTest.chargeIdPrefix());
         assertThat(response.<Integer>path("refundableAmount")).isEqualTo(1999);
 
         Row ledger = pool.preparedQuery(
@@ -108,6 +108,28 @@ class CaptureTest {
                         "SELECT count(*) FROM payment_transitions WHERE payment_id = $1 AND from_status = 'PROCESSING' AND to_status = 'CAPTURED' AND actor = 'capture'",
                         id))
                 .isEqualTo(1);
+    }
+
+    @Test
+    void everyPspCallIsTimedByProviderCallAndOutcome() {
+        String sample = "psp_calls_seconds_count{call=\"charge\",outcome=\"captured\",provider=\""
+                + PspUnderTest.provider() + "\"}";
+        double before = Math.max(0, ResolverTest.metric(metrics(), sample));
+
+        capture(KEY_A, unique("key"), body(unique("order"), 1200, "EUR", "tok_visa"))
+                .then()
+                .statusCode(201);
+
+        assertThat(ResolverTest.metric(metrics(), sample)).isEqualTo(before + 1);
+    }
+
+    private static String metrics() {
+        return TestSupport.management()
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
     }
 
     @Test
@@ -213,7 +235,7 @@ class CaptureTest {
         Response declined = capture(KEY_A, key, json);
         declined.then().statusCode(402).contentType("application/json");
         assertThat(declined.<String>path("status")).isEqualTo("FAILED");
-        assertThat(declined.<String>path("declineCode")).isEqualTo("card_declined");
+        assertThat(declined.<String>path("declineCode")).isEqualTo(PspUnderTest.declinedCode());
         UUID id = UUID.fromString(declined.path("id"));
 
         Response replay = capture(KEY_A, key, json);
@@ -236,11 +258,12 @@ class CaptureTest {
 
     @Test
     void pspRefusalOfTheRequestIs402WithItsCodeNotUnknown() {
-        // the sandbox answers 400 unknown_source and records nothing: a definite refusal, not a lost answer
+        // the PSP answers 400 (sandbox: unknown_source, Stripe: resource_missing) and records nothing: a definite
+        // refusal, not a lost answer
         Response refused = capture(KEY_A, unique("key"), body(unique("order"), 1500, "EUR", "tok_noSuchToken"));
         refused.then().statusCode(402).contentType("application/json");
         assertThat(refused.<String>path("status")).isEqualTo("FAILED");
-        assertThat(refused.<String>path("declineCode")).isEqualTo("unknown_source");
+        assertThat(refused.<String>path("declineCode")).isEqualTo(PspUnderTest.unknownSourceCode());
         assertThat(TestSupport.paymentStatus(pool, UUID.fromString(refused.path("id"))))
                 .isEqualTo("FAILED");
     }
@@ -248,8 +271,8 @@ class CaptureTest {
     @Test
     void lostPspAnswerIs202UnknownNeverFailed() {
         String key = unique("key");
-        String json = body(unique("order"), 2500, "EUR", "tok_timeoutCaptured");
-        Response unknown = capture(KEY_A, key, json);
+        String json = body(unique("order"), 2500, "EUR", PspUnderTest.lostAnswerSource(true));
+        Response unknown = PspUnderTest.lostAnswer(pspUrl, true, () -> capture(KEY_A, key, json));
         unknown.then().statusCode(202);
         assertThat(unknown.<String>path("status")).isEqualTo("UNKNOWN");
         UUID id = UUID.fromString(unknown.path("id"));
@@ -274,8 +297,8 @@ class CaptureTest {
     @Test
     void replayOfAnUnknownPaymentShowsItsCurrentState() {
         String key = unique("key");
-        String json = body(unique("order"), 3100, "EUR", "tok_timeoutCaptured");
-        Response unknown = capture(KEY_A, key, json);
+        String json = body(unique("order"), 3100, "EUR", PspUnderTest.lostAnswerSource(true));
+        Response unknown = PspUnderTest.lostAnswer(pspUrl, true, () -> capture(KEY_A, key, json));
         unknown.then().statusCode(202);
         UUID id = UUID.fromString(unknown.path("id"));
         // another path (resolver/webhook) records the capture later

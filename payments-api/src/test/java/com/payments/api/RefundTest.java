@@ -205,7 +205,7 @@ class RefundTest {
         assertThat(payload.getLong("amount")).isEqualTo(1200);
         assertThat(payload.getString("currency")).isEqualTo("EUR");
         assertThat(payload.getString("pspChargeReference"))
-                .startsWith("ch_")
+                .startsWith(PspUnderTest.chargeIdPrefix())
                 .isEqualTo(refund.getString("psp_reference"));
         // the caller's trace, continued by our request's span
         assertThat(new JsonObject(outbox.getString("headers")).getString("traceparent"))

@@ -74,8 +74,8 @@ class ResolverTest {
     @Test
     void lostAnswerOfACapturedChargeResolvesToCapturedAndTheKeyReplaysIt() {
         String key = unique("key");
-        String json = body(unique("order"), 2500, "EUR", "tok_timeoutCaptured");
-        Response unknown = capture(KEY_A, key, json);
+        String json = body(unique("order"), 2500, "EUR", PspUnderTest.lostAnswerSource(true));
+        Response unknown = PspUnderTest.lostAnswer(pspUrl, true, () -> capture(KEY_A, key, json));
         unknown.then().statusCode(202);
         assertThat(unknown.<String>path("status")).isEqualTo("UNKNOWN");
         UUID id = UUID.fromString(unknown.path("id"));
@@ -85,7 +85,7 @@ class ResolverTest {
         assertThat(pspCounter(id, "chargeMovements")).isEqualTo(1);
         assertThat(pspCounter(id, "chargeRequests"))
                 .as("the resolver only asked")
-                .isEqualTo(1);
+                .isEqualTo(1 + PspUnderTest.lookupRequests());
         assertThat(transitions(id)).containsExactly("PROCESSING->UNKNOWN capture 0", "UNKNOWN->CAPTURED resolver 1");
         assertSingleCaptureBooked(id);
         Response replay = capture(KEY_A, key, json);
@@ -97,8 +97,8 @@ class ResolverTest {
     @Test
     void chargeThePspNeverReceivedIsSentAgainWithTheSameKeyAndChargedOnce() {
         String key = unique("key");
-        String json = body(unique("order"), 2700, "EUR", "tok_timeoutNotReceived");
-        Response unknown = capture(KEY_A, key, json);
+        String json = body(unique("order"), 2700, "EUR", PspUnderTest.lostAnswerSource(false));
+        Response unknown = PspUnderTest.lostAnswer(pspUrl, false, () -> capture(KEY_A, key, json));
         unknown.then().statusCode(202);
         UUID id = UUID.fromString(unknown.path("id"));
         assertThat(pspCounter(id, "chargeMovements")).isZero();
@@ -122,7 +122,7 @@ class ResolverTest {
         String json = body(orderId, 4200, "EUR", "tok_visa");
         UUID id = Fixtures.insertPayment(pool, UUID.randomUUID(), orderId, "PROCESSING", 4200, "tok_visa");
         Fixtures.insertInProgressKey(pool, key, json, id);
-        Fixtures.chargeAtPsp(pspUrl, id, 4200, "tok_visa");
+        PspUnderTest.charge(id, 4200, "tok_visa");
         capture(KEY_A, key, json).then().statusCode(409);
 
         resolveUntil(() -> paymentStatus(pool, id).equals("CAPTURED"));
@@ -138,18 +138,22 @@ class ResolverTest {
         replay.then().statusCode(201).header("Idempotent-Replayed", "true");
         assertThat(replay.<String>path("id")).isEqualTo(id.toString());
         assertThat(pspCounter(id, "chargeMovements")).isEqualTo(1);
-        assertThat(pspCounter(id, "chargeRequests")).isEqualTo(1);
+        assertThat(pspCounter(id, "chargeRequests")).isEqualTo(1 + PspUnderTest.lookupRequests());
     }
 
     @Test
     void declineFoundAtThePspFailsThePaymentAndNothingElse() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 900, "tok_chargeDeclined");
-        Fixtures.chargeAtPsp(pspUrl, id, 900, "tok_chargeDeclined");
+        PspUnderTest.charge(id, 900, "tok_chargeDeclined");
 
         resolveUntil(() -> paymentStatus(pool, id).equals("FAILED"));
 
         assertThat(transitions(id)).containsExactly("UNKNOWN->FAILED resolver 1");
-        assertThat(count(pool, "SELECT count(*) FROM payments WHERE id = $1 AND decline_code = 'card_declined'", id))
+        assertThat(count(
+                        pool,
+                        "SELECT count(*) FROM payments WHERE id = $1 AND decline_code = $2",
+                        id,
+                        PspUnderTest.declinedCode()))
                 .isEqualTo(1);
         assertThat(count(pool, "SELECT count(*) FROM ledger_transactions WHERE reference = $1", id.toString()))
                 .isZero();
@@ -164,7 +168,7 @@ class ResolverTest {
     void chargeThePspReportsWithAnotherAmountIsQueuedForOperationsAndNeverRecordsMoney() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 3000, "tok_visa");
         // the PSP holds a charge of 31.00 under our payment id (reference and key) where we hold 30.00
-        Fixtures.chargeAtPsp(pspUrl, id, 3100, "tok_visa");
+        PspUnderTest.charge(id, 3100, "tok_visa");
 
         resolveUntil(() -> mismatchItems(id) == 1 || !paymentStatus(pool, id).equals("UNKNOWN"));
 
@@ -196,8 +200,8 @@ class ResolverTest {
         assertThat(count(pool, "SELECT attempts FROM payments WHERE id = $1", id))
                 .isEqualTo(attempts);
         assertThat(pspCounter(id, "chargeRequests"))
-                .as("only the test's own charge")
-                .isEqualTo(1);
+                .as("only the test's own charge and the look-ups of the attempts before the stop")
+                .isEqualTo((int) (1 + attempts * PspUnderTest.lookupRequests()));
         assertThat(pspCounter(id, "chargeMovements")).isEqualTo(1);
         assertThat(paymentStatus(pool, id)).isEqualTo("UNKNOWN");
         assertThat(mismatchItems(id)).isEqualTo(1);
@@ -211,7 +215,7 @@ class ResolverTest {
         String json = body(orderId, 4400, "EUR", "tok_visa");
         UUID id = Fixtures.insertPayment(pool, UUID.randomUUID(), orderId, "PROCESSING", 4400, "tok_visa");
         Fixtures.insertInProgressKey(pool, key, json, id);
-        Fixtures.chargeAtPsp(pspUrl, id, 4400, "USD", "tok_visa");
+        PspUnderTest.charge(id, 4400, "USD", "tok_visa");
 
         resolveUntil(() -> mismatchItems(id) == 1 || paymentStatus(pool, id).equals("CAPTURED"));
 
@@ -223,13 +227,14 @@ class ResolverTest {
         Response replay = capture(KEY_A, key, json);
         replay.then().statusCode(202).header("Idempotent-Replayed", "true");
         assertThat(replay.<String>path("status")).isEqualTo("UNKNOWN");
-        assertThat(pspCounter(id, "chargeRequests")).isEqualTo(1);
+        assertThat(pspCounter(id, "chargeRequests")).isEqualTo((int)
+                (1 + count(pool, "SELECT attempts FROM payments WHERE id = $1", id) * PspUnderTest.lookupRequests()));
     }
 
     @Test
     void escalatedPaymentHandedBackToTheResolverAndSettledResolvesItsOperationsItem() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 950, "tok_visa");
-        Fixtures.chargeAtPsp(pspUrl, id, 950, "tok_visa");
+        PspUnderTest.charge(id, 950, "tok_visa");
         Fixtures.openDeadlineItem(pool, id);
 
         resolveUntil(() -> paymentStatus(pool, id).equals("CAPTURED"));
@@ -321,7 +326,7 @@ class ResolverTest {
         List<UUID> notReceived = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             UUID a = Fixtures.insertPayment(pool, "UNKNOWN", 100 + i, "tok_visa");
-            Fixtures.chargeAtPsp(pspUrl, a, 100 + i, "tok_visa");
+            PspUnderTest.charge(a, 100 + i, "tok_visa");
             charged.add(a);
             notReceived.add(Fixtures.insertPayment(pool, "PROCESSING", 200 + i, "tok_mastercard"));
         }
@@ -350,7 +355,7 @@ class ResolverTest {
         for (UUID id : charged) {
             assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURED");
             assertThat(transitions(id)).containsExactly("UNKNOWN->CAPTURED resolver 1");
-            assertThat(pspCounter(id, "chargeRequests")).isEqualTo(1);
+            assertThat(pspCounter(id, "chargeRequests")).isEqualTo(1 + PspUnderTest.lookupRequests());
             assertSingleCaptureBooked(id);
         }
         for (UUID id : notReceived) {
@@ -372,7 +377,7 @@ class ResolverTest {
     @Test
     void aClaimWhoseLeaseExpiredRecordsNothing() {
         UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 700, "tok_visa");
-        Fixtures.chargeAtPsp(pspUrl, id, 700, "tok_visa");
+        PspUnderTest.charge(id, 700, "tok_visa");
         // instance A claims with a lease that is already over; instance B claims the payment again
         var repository = io.quarkus.arc.Arc.container()
                 .instance(com.payments.api.resolver.ResolverRepository.class)

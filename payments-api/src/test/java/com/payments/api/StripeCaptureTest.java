@@ -55,6 +55,7 @@ class StripeCaptureTest {
     @AfterEach
     void noFaults() {
         TestSupport.psp(pspUrl).delete("/test/faults").then().statusCode(200);
+        TestSupport.psp(pspUrl).delete("/test/clock").then().statusCode(200);
     }
 
     @Test
@@ -113,6 +114,171 @@ class StripeCaptureTest {
         Response replay = capture(KEY_A, key, json);
         replay.then().statusCode(201).header("Idempotent-Replayed", "true");
         assertThat(replay.<String>path("pspReference")).startsWith("pi_");
+    }
+
+    @Test
+    void aPendingPaymentIntentKeepsItsIdAndAfterTheKeyWindowTheResolverRetrievesItById() {
+        Response pending = captureOnce("tok_authenticationRequired", 202);
+        UUID id = UUID.fromString(pending.path("id"));
+        String intent = pspReference(id);
+        assertThat(intent).as("Stripe's id kept from an UNKNOWN answer").startsWith("pi_");
+
+        // first sent 25 h ago: past the adapter's window (23 h), so no re-send: a GET of the stored id
+        makeOld(id, Duration.ofHours(25));
+        double retrieved = pspCalls("charge_retrieve", "unknown");
+        int requests = chargeRequests(id);
+        resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+
+        assertThat(pspCalls("charge_retrieve", "unknown")).isEqualTo(retrieved + 1);
+        assertThat(chargeRequests(id)).as("nothing sent again").isEqualTo(requests);
+        assertThat(paymentStatus(pool, id))
+                .as("requires_action is still unknown")
+                .isEqualTo("UNKNOWN");
+        assertThat(pspReference(id)).isEqualTo(intent);
+    }
+
+    @Test
+    void afterTheKeyWindowWithoutAStoredIdTheResolverFindsTheChargeBySearch() {
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 2300, "tok_visa");
+        PspUnderTest.charge(id, 2300, "tok_visa"); // Stripe charged; our capture never learnt the id
+        makeOld(id, Duration.ofHours(25));
+        double searched = pspCalls("charge_search", "captured");
+        // Stripe's search shows a PaymentIntent only a while after it was written (the sandbox: search-delay)
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> !TestSupport.psp(pspUrl)
+                        .header("Authorization", "Bearer sk_test_payments_api")
+                        .queryParam("query", "metadata['payment_id']:'" + id + "'")
+                        .get("/stripe/v1/payment_intents/search")
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .<java.util.List<Object>>path("data")
+                        .isEmpty());
+
+        resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+
+        assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURED");
+        assertThat(pspCalls("charge_search", "captured")).isEqualTo(searched + 1);
+        assertThat(pspReference(id)).startsWith("pi_");
+        assertThat(chargeRequests(id))
+                .as("only the first charge: no re-send after the window")
+                .isEqualTo(1);
+        assertThat(chargeMovements(id)).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyStripeHoldsWithOtherParametersIsUnknownWithAnOperationsItemNeverFailed() {
+        // Stripe holds our payment id's key for a charge of 31.00 where we hold 30.00, and its search index does not
+        // show it yet (the sandbox clock stands still): the re-send is refused with idempotency_error
+        TestSupport.psp(pspUrl)
+                .contentType("application/json")
+                .body("{\"instant\":\"" + java.time.Instant.now() + "\"}")
+                .put("/test/clock")
+                .then()
+                .statusCode(200);
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 3000, "tok_visa");
+        PspUnderTest.charge(id, 3100, "tok_visa");
+
+        resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+
+        assertThat(paymentStatus(pool, id)).as("never FAILED").isEqualTo("UNKNOWN");
+        assertThat(TestSupport.count(
+                        pool,
+                        "SELECT count(*) FROM operations_queue WHERE subject_type = 'payment' AND subject_id = $1"
+                                + " AND reason = 'psp_charge_needs_attention' AND status = 'OPEN'"
+                                + " AND details ->> 'pspAnswer' = 'idempotency_error'",
+                        id.toString()))
+                .isEqualTo(1);
+        assertThat(TestSupport.count(
+                        pool,
+                        "SELECT count(*) FROM payments WHERE id = $1 AND next_attempt_at IS NOT NULL"
+                                + " AND last_error = 'lookup: PspAttentionException idempotency_error'",
+                        id))
+                .as("the resolver keeps asking")
+                .isEqualTo(1);
+
+        // once Stripe's search shows the PaymentIntent, the resolver sees its amount: no money, psp_amount_mismatch
+        TestSupport.psp(pspUrl).delete("/test/clock").then().statusCode(200);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(40))
+                .pollInterval(Duration.ofMillis(300))
+                .until(() -> {
+                    resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+                    return TestSupport.count(
+                                    pool,
+                                    "SELECT count(*) FROM operations_queue WHERE subject_id = $1"
+                                            + " AND reason = 'psp_amount_mismatch'",
+                                    id.toString())
+                            == 1;
+                });
+        assertThat(paymentStatus(pool, id)).isEqualTo("UNKNOWN");
+        assertThat(TestSupport.count(
+                        pool, "SELECT count(*) FROM ledger_transactions WHERE reference = $1", id.toString()))
+                .isZero();
+        assertThat(chargeMovements(id)).as("only the 31.00 Stripe already held").isEqualTo(1);
+    }
+
+    @Test
+    void aRateLimitedCaptureIsRetriedWithBackoffThenUnknownNeverFailed() {
+        Fixtures.faults(pspUrl, "{\"rateLimitRate\":1.0}");
+        double limited = pspCalls("charge", "unknown");
+        Response limitedCapture = captureOnce("tok_visa", 202);
+        noFaults();
+        UUID id = UUID.fromString(limitedCapture.path("id"));
+
+        assertThat(limitedCapture.<String>path("status")).isEqualTo("UNKNOWN");
+        // the retries' backoff ended inside the capture's timeout: the answer was Stripe's 429, not a timeout
+        assertThat(TestSupport.count(
+                        pool,
+                        "SELECT count(*) FROM payments WHERE id = $1 AND last_error = 'PspUnavailableException'",
+                        id))
+                .isEqualTo(1);
+        assertThat(pspCalls("charge", "unknown")).isEqualTo(limited + 1);
+        assertThat(chargeMovements(id)).isZero();
+    }
+
+    /** The payment as first sent {@code age} ago (the resolver's look-up decides by it). */
+    private void makeOld(UUID id, Duration age) {
+        pool.preparedQuery("UPDATE payments SET created_at = now() - make_interval(secs => $2) WHERE id = $1")
+                .execute(io.vertx.mutiny.sqlclient.Tuple.of(id, (double) age.toSeconds()))
+                .await()
+                .indefinitely();
+    }
+
+    private String pspReference(UUID id) {
+        return pool.preparedQuery("SELECT psp_reference FROM payments WHERE id = $1")
+                .execute(io.vertx.mutiny.sqlclient.Tuple.of(id))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getString(0);
+    }
+
+    /** The count of the adapter's timer {@code psp.calls} for a call and outcome (0 when not recorded yet). */
+    private static double pspCalls(String call, String outcome) {
+        String metrics = TestSupport.management()
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        return Math.max(
+                0,
+                ResolverTest.metric(
+                        metrics,
+                        "psp_calls_seconds_count{call=\"" + call + "\",outcome=\"" + outcome
+                                + "\",provider=\"stripe\"}"));
+    }
+
+    private int chargeRequests(UUID id) {
+        return TestSupport.pspCounters(pspUrl, id).path("chargeRequests");
+    }
+
+    private int chargeMovements(UUID id) {
+        return TestSupport.pspCounters(pspUrl, id).path("chargeMovements");
     }
 
     /** A new capture of 15.00 EUR from {@code source}, answered {@code status}. */

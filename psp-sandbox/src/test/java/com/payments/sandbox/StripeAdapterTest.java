@@ -222,7 +222,7 @@ class StripeAdapterTest {
 
         clock.shift = Duration.ofHours(25);
         ChargeResult byId = result(psp.lookUpCharge(new ChargeQuery(request, id, sentAt)));
-        assertEquals(ChargeResult.captured(id), byId);
+        assertEquals(ChargeResult.captured(id).withMoney(900L, "EUR"), byId, "with Stripe's amount, for the resolver");
         ChargeResult declinedById = result(psp.lookUpCharge(new ChargeQuery(declinedRequest, declinedId, sentAt)));
         assertEquals(ChargeResult.Status.DECLINED, declinedById.status());
         assertEquals("generic_decline", declinedById.declineCode());
@@ -230,7 +230,8 @@ class StripeAdapterTest {
 
         await().atMost(WAIT)
                 .untilAsserted(() -> assertEquals(
-                        ChargeResult.captured(id), result(psp.lookUpCharge(new ChargeQuery(request, null, sentAt)))));
+                        ChargeResult.captured(id).withMoney(900L, "EUR"),
+                        result(psp.lookUpCharge(new ChargeQuery(request, null, sentAt)))));
         ChargeResult never =
                 result(psp.lookUpCharge(new ChargeQuery(charge(unique("pay"), 900, "pm_card_visa"), null, sentAt)));
         assertEquals(ChargeResult.Status.NOT_FOUND, never.status(), "searched after the lag: never received");
@@ -260,7 +261,9 @@ class StripeAdapterTest {
         ChargeResult soon = result(patient.lookUpCharge(new ChargeQuery(request, null, sentAt)));
         assertEquals(ChargeResult.unknown(null, "search_lag"), soon, "not indexed yet: not 'never received'");
         Sandbox.freezeClock("2031-07-02T10:00:02Z");
-        assertEquals(ChargeResult.captured(id), result(patient.lookUpCharge(new ChargeQuery(request, null, sentAt))));
+        assertEquals(
+                ChargeResult.captured(id).withMoney(400L, "EUR"),
+                result(patient.lookUpCharge(new ChargeQuery(request, null, sentAt))));
     }
 
     @Test

@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.RefundRequested;
 import com.payments.infra.Kafka;
+import com.payments.psp.port.ChargeRequest;
+import com.payments.psp.port.ChargeResult;
+import com.payments.psp.port.PspPort;
 import io.quarkus.arc.Arc;
 import io.restassured.http.ContentType;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -56,19 +59,20 @@ final class Fixtures {
                 ConfigProvider.getConfig().getValue("psp.url", String.class));
     }
 
-    /** Charges {@code source} at the sandbox (payment id as key and reference) and stores the payment CAPTURED. */
+    /**
+     * Charges {@code source} through the service's {@link PspPort} (the adapter of {@code psp.provider}: payment id as
+     * key and reference, as payments-api charges) and stores the payment CAPTURED with the PSP's charge id.
+     */
     Captured capture(String source, long amount) {
         UUID paymentId = UUID.randomUUID();
-        String charge = given().baseUri(pspUrl)
-                .header("Idempotency-Key", paymentId.toString())
-                .contentType(ContentType.JSON)
-                .body(Map.of("reference", paymentId.toString(), "amount", amount, "currency", "EUR", "source", source))
-                .post("/v1/charges")
-                .then()
-                .statusCode(200)
-                .extract()
-                .path("id");
-        return store(paymentId, source, charge, amount);
+        ChargeResult charged = Arc.container()
+                .instance(PspPort.class)
+                .get()
+                .charge(new ChargeRequest(paymentId.toString(), amount, "EUR", source))
+                .await()
+                .atMost(WAIT);
+        assertThat(charged.status()).as(source).isEqualTo(ChargeResult.Status.CAPTURED);
+        return store(paymentId, source, charged.pspChargeId(), amount);
     }
 
     /**

@@ -94,7 +94,7 @@ class PendingRefundSyncTest {
     @Test
     void refundPendingPastItsDeadlineIsEscalatedStillCompletesAndResolvesItsItem() {
         Fixtures.Captured payment = fx.capture("tok_visa", 9_000);
-        fx.pspFaults("{\"errorRate\": 1.0}");
+        fx.pspFaults(PspUnderTest.unavailableFault());
         UUID refundId = fx.reserve(payment, 900, Duration.ofHours(2)); // deadline (10 min in tests) long past
 
         await().atMost(Fixtures.WAIT)

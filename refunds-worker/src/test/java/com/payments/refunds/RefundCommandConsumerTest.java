@@ -106,7 +106,7 @@ class RefundCommandConsumerTest {
     @Test
     void eventsCarryTheRefundsMetadataAndCommandsWithoutItStillRun() {
         Fixtures.Captured paid = fx.capture("tok_visa", 10_000);
-        Fixtures.Captured failing = fx.capture("tok_refundFails", 10_000);
+        Fixtures.Captured failing = fx.capture(PspUnderTest.refundFailsSource(), 10_000);
         UUID succeeds = fx.reserve(paid, 1_000);
         UUID fails = fx.reserve(failing, 1_000);
         for (UUID refund : List.of(succeeds, fails)) {
@@ -133,7 +133,7 @@ class RefundCommandConsumerTest {
 
     @Test
     void declinedRefundReleasesItsReservationOnceWhateverTheRedeliveries() {
-        Fixtures.Captured payment = fx.capture("tok_refundFails", 10_000);
+        Fixtures.Captured payment = fx.capture(PspUnderTest.refundFailsSource(), 10_000);
         UUID failing = fx.reserve(payment, 3_000);
         UUID sentinel = fx.reserve(payment, 2_000);
         fx.reserve(payment, 4_000); // stays reserved: no command for it
@@ -147,7 +147,7 @@ class RefundCommandConsumerTest {
 
         await().atMost(Fixtures.WAIT).until(() -> fx.status(sentinel).equals("FAILED"));
         assertThat(fx.status(failing)).isEqualTo("FAILED");
-        assertThat(fx.refund(failing).getString("failure_code")).isEqualTo("psp_refund_failed");
+        assertThat(fx.refund(failing).getString("failure_code")).isEqualTo(PspUnderTest.refundFailureCode());
         // 9,000 reserved - 3,000 - 2,000 released once each; a second release of 3,000 would leave 1,000.
         assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(4_000);
         assertThat(fx.count(
@@ -159,7 +159,7 @@ class RefundCommandConsumerTest {
                         command.eventId(),
                         republished.eventId()))
                 .isEqualTo(2);
-        assertThat(fx.pspRefundRequests(failing)).isEqualTo(1);
+        PspUnderTest.assertSentOnce(fx, pspUrl, payment, failing);
         assertThat(fx.pspRefundMovements(failing)).isZero();
         assertThat(fx.count("SELECT count(*) FROM ledger_transactions WHERE reference = $1", failing.toString()))
                 .isZero();

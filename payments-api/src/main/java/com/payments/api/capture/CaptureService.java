@@ -6,6 +6,7 @@ import com.payments.api.PaymentStatus;
 import com.payments.api.capture.PaymentOutcomeService.PreparedOutcome;
 import com.payments.api.capture.PaymentRepository.NewPayment;
 import com.payments.api.capture.PaymentRepository.OutcomeRow;
+import com.payments.api.client.PspAttentionException;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
 import com.payments.api.common.ApiMetrics;
@@ -19,6 +20,7 @@ import com.payments.api.config.ApiConfig;
 import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.IdempotencyService.Claim;
 import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.resolver.PspChargeAttention;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
 import io.quarkus.logging.Log;
@@ -52,6 +54,7 @@ public class CaptureService {
     private final PspGateway psp;
     private final PspConcurrencyLimit pspLimit;
     private final StoredAnswers answers;
+    private final PspChargeAttention attentionItems;
     private final ApiMetrics metrics;
     private final ApiConfig config;
     private final StatementBatcher<NewPayment, Payment> claims;
@@ -65,6 +68,7 @@ public class CaptureService {
             PspGateway psp,
             PspConcurrencyLimit pspLimit,
             StoredAnswers answers,
+            PspChargeAttention attentionItems,
             ApiMetrics metrics,
             ApiConfig config) {
         this.pool = pool;
@@ -74,6 +78,7 @@ public class CaptureService {
         this.psp = psp;
         this.pspLimit = pspLimit;
         this.answers = answers;
+        this.attentionItems = attentionItems;
         this.metrics = metrics;
         this.config = config;
         ApiConfig.Capture batching = config.capture();
@@ -132,9 +137,34 @@ public class CaptureService {
                 .onItemOrFailure()
                 .transformToUni((result, failure) -> {
                     PspCall call = timer.charge(0, result, failure);
-                    return failure != null && PspGateway.neverSent(failure)
-                            ? release(merchant, key, payment, failure, call, traceHeaders)
-                            : record(payment, outcomeOf(payment.id(), result, failure), call, traceHeaders);
+                    if (failure != null && PspGateway.neverSent(failure)) {
+                        return release(merchant, key, payment, failure, call, traceHeaders);
+                    }
+                    Uni<CaptureOutcome> recorded =
+                            record(payment, outcomeOf(payment.id(), result, failure), call, traceHeaders);
+                    return failure instanceof PspAttentionException attention
+                            ? recorded.call(outcome -> openAttentionItem(payment, attention))
+                            : recorded;
+                });
+    }
+
+    /**
+     * The PSP refused the request in a way only an operator can settle: the payment is recorded UNKNOWN and gets an
+     * operations item. Should this statement fail, the resolver opens the item at its next attempt (it gets the same
+     * answer), so the merchant's answer does not wait on it.
+     */
+    private Uni<Boolean> openAttentionItem(Payment payment, PspAttentionException attention) {
+        Log.warnf("PSP needs an operator for payment %s: %s", payment.id(), attention.detail());
+        return attentionItems
+                .open(pool, payment.id(), attention, ACTOR)
+                .onFailure()
+                .recoverWithItem(e -> {
+                    Log.errorf(
+                            "Operations item %s for payment %s not opened (the resolver will): %s",
+                            PspChargeAttention.REASON,
+                            payment.id(),
+                            e.getClass().getName());
+                    return false;
                 });
     }
 
@@ -159,7 +189,11 @@ public class CaptureService {
             Log.warnf(
                     "PSP outcome unknown for payment %s: %s",
                     paymentId, failure.getClass().getSimpleName());
-            return PaymentOutcome.unknown(paymentId, failure.getClass().getSimpleName(), ACTOR);
+            String error = failure instanceof PspAttentionException attention
+                    ? "PspAttentionException " + attention.detail()
+                    : failure.getClass().getSimpleName();
+            // a pending charge's PSP id (Stripe's pi_…) is kept, so that the resolver can retrieve it by id
+            return PaymentOutcome.unknown(paymentId, PspGateway.pspChargeIdOf(failure), error, ACTOR);
         }
         return result.captured()
                 ? PaymentOutcome.captured(paymentId, result.pspReference(), ACTOR)

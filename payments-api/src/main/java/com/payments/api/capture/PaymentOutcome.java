@@ -20,6 +20,11 @@ public record PaymentOutcome(
     }
 
     public static PaymentOutcome unknown(UUID paymentId, String lastError, String actor) {
-        return new PaymentOutcome(paymentId, PaymentStatus.UNKNOWN, null, null, lastError, actor);
+        return unknown(paymentId, null, lastError, actor);
+    }
+
+    /** Unknown, with the PSP's id of the charge when its answer named one (Stripe's {@code requires_action}). */
+    public static PaymentOutcome unknown(UUID paymentId, String pspReference, String lastError, String actor) {
+        return new PaymentOutcome(paymentId, PaymentStatus.UNKNOWN, pspReference, null, lastError, actor);
     }
 }

@@ -32,6 +32,8 @@ public class PaymentOutcomeService {
      * here resolves it.
      */
     public static final String DEADLINE_REASON = "resolver_deadline";
+    /** The item of a PSP answer only an operator could settle (resolver.PspChargeAttention); resolved alike. */
+    public static final String ATTENTION_REASON = "psp_charge_needs_attention";
 
     /** The payment after the call and whether this call moved it (false: another path recorded an outcome first). */
     public record Recorded(Payment payment, boolean changed) {}
@@ -67,15 +69,20 @@ public class PaymentOutcomeService {
         return payments.findAnyMerchant(conn, outcome.paymentId())
                 .flatMap(current ->
                         current == null ? Uni.createFrom().nullItem() : record(conn, current, outcome, traceHeaders))
-                .call(recorded -> recorded == null
-                                || !recorded.payment().status().isFinal()
-                        ? Uni.createFrom().voidItem()
-                        : operations.resolve(
-                                conn,
-                                RESOURCE_PAYMENT,
-                                outcome.paymentId().toString(),
-                                DEADLINE_REASON,
-                                outcome.actor() + ": " + recorded.payment().status()));
+                .call(recorded ->
+                        recorded == null || !recorded.payment().status().isFinal()
+                                ? Uni.createFrom().voidItem()
+                                : resolveItems(conn, outcome, recorded));
+    }
+
+    /** The questions the resolver left for a human (its deadline, an answer only an operator could settle). */
+    private Uni<Void> resolveItems(SqlClient conn, PaymentOutcome outcome, Recorded recorded) {
+        String id = outcome.paymentId().toString();
+        String resolution = outcome.actor() + ": " + recorded.payment().status();
+        return operations
+                .resolve(conn, RESOURCE_PAYMENT, id, DEADLINE_REASON, resolution)
+                .flatMap(r -> operations.resolve(conn, RESOURCE_PAYMENT, id, ATTENTION_REASON, resolution))
+                .replaceWithVoid();
     }
 
     /** An outcome ready to be written: the statement's row, and the payment as it leaves it if it applies. */

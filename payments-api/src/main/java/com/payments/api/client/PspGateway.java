@@ -68,17 +68,30 @@ public class PspGateway {
     }
 
     /**
-     * The failure standing for an answer that is not definite: never sent; held by the PSP but not finished (it has
-     * the charge's id: no PSP failure); or sent with an unknown outcome.
+     * The failure standing for an answer that is not definite: never sent; refused in a way only an operator can
+     * settle ({@link PspAttentionException}); held by the PSP but not finished (it has the charge's id: no PSP
+     * failure); or sent with an unknown outcome.
      */
     static RuntimeException notDefinite(ChargeResult result) {
         if (result.neverSent()) {
             return new PspNotSentException("PSP not reached: " + result.detail());
         }
+        if (result.needsAttention()) {
+            return new PspAttentionException(result.detail(), result.pspChargeId());
+        }
         if (result.pspChargeId() != null) {
-            return new PspChargePendingException("PSP charge " + result.pspChargeId() + " is " + result.detail());
+            return new PspChargePendingException(
+                    result.pspChargeId(), "PSP charge " + result.pspChargeId() + " is " + result.detail());
         }
         return new PspUnavailableException("PSP answered " + result.status() + " " + result.detail());
+    }
+
+    /** The PSP's id of the charge that a not-definite answer named ({@code pi_…} of a pending charge), else null. */
+    public static String pspChargeIdOf(Throwable failure) {
+        if (failure instanceof PspChargePendingException pending) {
+            return pending.pspChargeId();
+        }
+        return failure instanceof PspAttentionException attention ? attention.pspChargeId() : null;
     }
 
     /**

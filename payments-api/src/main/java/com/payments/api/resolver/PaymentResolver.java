@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.PaymentStatus;
 import com.payments.api.capture.PaymentOutcome;
 import com.payments.api.capture.PaymentOutcomeService;
+import com.payments.api.client.PspAttentionException;
 import com.payments.api.client.PspChargeLookup;
 import com.payments.api.client.PspChargeLookup.Answer;
 import com.payments.api.client.PspChargeResult;
@@ -54,6 +55,7 @@ public class PaymentResolver {
     private final ResolverRepository repository;
     private final OperationsRepository operations;
     private final PspAmountMismatch mismatch;
+    private final PspChargeAttention attentionItems;
     private final PaymentOutcomeService outcomes;
     private final PspChargeLookup lookup;
     private final PspGateway psp;
@@ -69,6 +71,7 @@ public class PaymentResolver {
             ResolverRepository repository,
             OperationsRepository operations,
             PspAmountMismatch mismatch,
+            PspChargeAttention attentionItems,
             PaymentOutcomeService outcomes,
             PspChargeLookup lookup,
             PspGateway psp,
@@ -83,6 +86,7 @@ public class PaymentResolver {
         this.repository = repository;
         this.operations = operations;
         this.mismatch = mismatch;
+        this.attentionItems = attentionItems;
         this.outcomes = outcomes;
         this.lookup = lookup;
         this.psp = psp;
@@ -152,14 +156,15 @@ public class PaymentResolver {
         // Lookups and re-sends take permits of the same PSP limit as captures: one PSP, one connection pool.
         return pspLimit.run(() -> {
                     timer.start();
-                    return lookup.find(new ChargeQuery(chargeOf(claim), null, claim.createdAt()));
+                    // the stored PSP id (Stripe: a pending PaymentIntent) lets the adapter retrieve by id after the
+                    // PSP's key window
+                    return lookup.find(new ChargeQuery(chargeOf(claim), claim.pspReference(), claim.createdAt()));
                 })
                 .onItemOrFailure()
                 .transformToUni((answer, failure) -> {
                     calls.add(timer.lookup(claim.attempt(), answer, failure));
                     if (failure != null) {
-                        return stillUnknown(
-                                claim, "lookup: " + failure.getClass().getSimpleName(), calls);
+                        return stillUnknown(claim, "lookup", failure, calls);
                     }
                     if (answer instanceof Answer.Found found) {
                         return record(
@@ -194,8 +199,7 @@ public class PaymentResolver {
                 .transformToUni((PspChargeResult result, Throwable failure) -> {
                     calls.add(timer.charge(claim.attempt(), result, failure));
                     return failure != null
-                            ? stillUnknown(
-                                    claim, "charge: " + failure.getClass().getSimpleName(), calls)
+                            ? stillUnknown(claim, "charge", failure, calls)
                             : record(
                                     claim,
                                     result.captured()
@@ -264,17 +268,32 @@ public class PaymentResolver {
                 .replaceWithVoid();
     }
 
-    /** No definite answer: UNKNOWN (a stuck PROCESSING payment moves there), next attempt or escalation. */
-    private Uni<String> stillUnknown(Claimed claim, String error, List<PspCall> calls) {
+    /**
+     * No definite answer: UNKNOWN (a stuck PROCESSING payment moves there), next attempt or escalation. The PSP's id of
+     * a pending charge is kept; an answer only an operator can settle opens {@link PspChargeAttention}'s item.
+     */
+    private Uni<String> stillUnknown(Claimed claim, String call, Throwable failure, List<PspCall> calls) {
         Duration delay = backoff(claim.attempt());
+        String error = failure instanceof PspAttentionException attention
+                ? call + ": PspAttentionException " + attention.detail()
+                : call + ": " + failure.getClass().getSimpleName();
         return pool.withTransaction(
                 conn -> lockRecordingCalls(conn, claim, calls).flatMap(current -> {
                     if (!owns(claim, current)) {
                         return Uni.createFrom().item("skipped");
                     }
                     return toUnknown(conn, claim, current, error)
+                            .call(v -> failure instanceof PspAttentionException attention
+                                    ? attentionItems.open(conn, claim.id(), attention, ACTOR)
+                                    : Uni.createFrom().voidItem())
                             .flatMap(v -> repository.reschedule(
-                                    conn, claim.id(), claim.attempt(), delay, config.deadline(), error))
+                                    conn,
+                                    claim.id(),
+                                    claim.attempt(),
+                                    delay,
+                                    config.deadline(),
+                                    error,
+                                    PspGateway.pspChargeIdOf(failure)))
                             .flatMap(escalated -> {
                                 if (!Boolean.TRUE.equals(escalated)) {
                                     Log.infof(

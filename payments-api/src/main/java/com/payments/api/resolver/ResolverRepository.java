@@ -28,6 +28,7 @@ public class ResolverRepository {
             long amount,
             String currency,
             String source,
+            String pspReference,
             int attempt,
             Instant createdAt) {}
 
@@ -61,6 +62,7 @@ public class ResolverRepository {
                                 row.getLong("amount"),
                                 row.getString("currency"),
                                 row.getString("source"),
+                                row.getString("psp_reference"),
                                 row.getInteger("attempts"),
                                 row.getOffsetDateTime("created_at").toInstant()));
                     }
@@ -90,19 +92,28 @@ public class ResolverRepository {
     /**
      * Still unknown after attempt {@code attempt}: the next attempt after {@code delay}, or none once the payment is
      * older than {@code deadline} (then returns true: escalate). Null when the claim was lost (the lease expired and
-     * another instance took the payment) or the payment was resolved meanwhile.
+     * another instance took the payment) or the payment was resolved meanwhile. {@code pspReference}, the PSP's id of
+     * the charge if the answer named one, is kept unless the payment has one already.
      */
     public Uni<Boolean> reschedule(
-            SqlClient client, UUID id, int attempt, Duration delay, Duration deadline, String lastError) {
+            SqlClient client,
+            UUID id,
+            int attempt,
+            Duration delay,
+            Duration deadline,
+            String lastError,
+            String pspReference) {
         return client.preparedQuery(
                         """
                         UPDATE payments
                            SET next_attempt_at = CASE WHEN created_at + make_interval(secs => $4) <= now() THEN NULL
                                                       ELSE now() + make_interval(secs => $3) END,
-                               last_error = $5
+                               last_error = $5,
+                               psp_reference = COALESCE(psp_reference, $6)
                          WHERE id = $1 AND attempts = $2 AND status IN ('PROCESSING', 'UNKNOWN')
                         RETURNING next_attempt_at IS NULL AS escalated""")
-                .execute(Tuple.of(id, attempt, delay.toMillis() / 1000.0, deadline.toMillis() / 1000.0, lastError))
+                .execute(Tuple.of(
+                        id, attempt, delay.toMillis() / 1000.0, deadline.toMillis() / 1000.0, lastError, pspReference))
                 .map(rows ->
                         rows.rowCount() == 0 ? null : rows.iterator().next().getBoolean("escalated"));
     }

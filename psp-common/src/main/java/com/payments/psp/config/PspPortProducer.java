@@ -28,7 +28,7 @@ public class PspPortProducer {
     PspPort pspPort(PspConfig config, Vertx vertx, MeterRegistry registry) {
         PspPort port =
                 switch (config.provider()) {
-                    case "sandbox" -> new SandboxPsp(vertx, sandbox(config), null, Clock.systemUTC());
+                    case "sandbox" -> new SandboxPsp(vertx, sandbox(config), null, registry, Clock.systemUTC());
                     case "stripe" -> new StripePsp(vertx, stripe(config.stripe()), null, registry, Clock.systemUTC());
                     default ->
                         throw new IllegalArgumentException(

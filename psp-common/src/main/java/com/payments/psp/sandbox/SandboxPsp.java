@@ -6,6 +6,7 @@ import static com.payments.psp.PspHttp.text;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.psp.PspCallMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
 import com.payments.psp.PspSaturatedException;
@@ -23,6 +24,7 @@ import com.payments.psp.settlement.LineSplitter;
 import com.payments.psp.settlement.SandboxSettlementFile;
 import com.payments.psp.settlement.SettlementFormatException;
 import com.payments.psp.stripe.StripeSignature;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpClientOptions;
@@ -80,6 +82,7 @@ public final class SandboxPsp implements PspPort {
     private final WebClient client;
     private final PspConcurrencyLimit limit;
     private final StripeSignature signature;
+    private final PspCallMetrics metrics;
     private final ObjectMapper mapper = new ObjectMapper();
     private final String base;
     /** Streams the settlement files (the web client reads a body whole). */
@@ -87,10 +90,13 @@ public final class SandboxPsp implements PspPort {
 
     /**
      * @param limit the instance's limit of concurrent PSP calls, or null when the caller takes the permits
+     * @param registry where the timer {@code psp.calls} goes ({@link PspCallMetrics}); null for none
      * @param clock our clock, for the webhooks' timestamp tolerance
      */
-    public SandboxPsp(Vertx vertx, SandboxSettings settings, PspConcurrencyLimit limit, Clock clock) {
+    public SandboxPsp(
+            Vertx vertx, SandboxSettings settings, PspConcurrencyLimit limit, MeterRegistry registry, Clock clock) {
         this.settings = settings;
+        this.metrics = new PspCallMetrics(registry, "sandbox");
         this.limit = limit;
         this.signature = new StripeSignature(settings.webhookSecrets(), settings.webhookTolerance(), clock);
         this.base = PspHttp.base(settings.url());
@@ -120,10 +126,13 @@ public final class SandboxPsp implements PspPort {
                 .put("amount", request.amount())
                 .put("currency", request.currency())
                 .put("source", request.source());
-        return post("/v1/charges", request.paymentId(), body)
-                .map(SandboxPsp::chargeOutcome)
-                .onFailure(SandboxPsp::sent)
-                .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
+        return metrics.timed(
+                "charge",
+                post("/v1/charges", request.paymentId(), body)
+                        .map(SandboxPsp::chargeOutcome)
+                        .onFailure(SandboxPsp::sent)
+                        .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure))),
+                ChargeResult::status);
     }
 
     /**
@@ -166,7 +175,8 @@ public final class SandboxPsp implements PspPort {
      */
     @Override
     public Uni<ChargeResult> lookUpCharge(ChargeQuery query) {
-        return get("/v1/charges?reference=" + encode(query.original().paymentId()))
+        Uni<ChargeResult> lookup = get("/v1/charges?reference="
+                        + encode(query.original().paymentId()))
                 .map(answer -> {
                     if (answer.status() == 404) {
                         return ChargeResult.notFound();
@@ -176,6 +186,7 @@ public final class SandboxPsp implements PspPort {
                 })
                 .onFailure(SandboxPsp::sent)
                 .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
+        return metrics.timed("charge_lookup", lookup, ChargeResult::status);
     }
 
     // ---------------------------------------------------------------- refunds
@@ -186,14 +197,18 @@ public final class SandboxPsp implements PspPort {
                 .put("reference", request.refundId())
                 .put("charge", request.pspChargeId())
                 .put("amount", request.amount());
-        return refundResult(post("/v1/refunds", request.refundId(), body), false);
+        return metrics.timed(
+                "refund", refundResult(post("/v1/refunds", request.refundId(), body), false), RefundResult::status);
     }
 
     /** {@code GET /v1/refunds?reference=}: the refund as the PSP has it, or NOT_FOUND (404). */
     @Override
     public Uni<RefundResult> lookUpRefund(RefundQuery query) {
-        return refundResult(
-                get("/v1/refunds?reference=" + encode(query.original().refundId())), true);
+        return metrics.timed(
+                "refund_lookup",
+                refundResult(
+                        get("/v1/refunds?reference=" + encode(query.original().refundId())), true),
+                RefundResult::status);
     }
 
     private static Uni<RefundResult> refundResult(Uni<Answer> call, boolean lookup) {

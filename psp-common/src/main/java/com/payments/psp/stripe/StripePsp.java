@@ -5,6 +5,7 @@ import static com.payments.psp.PspHttp.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.psp.PspCallMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
 import com.payments.psp.PspSaturatedException;
@@ -19,7 +20,6 @@ import com.payments.psp.port.RefundResult;
 import com.payments.psp.port.SettlementLine;
 import com.payments.psp.port.WebhookRejectedException;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpMethod;
@@ -35,7 +35,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -50,6 +49,9 @@ public final class StripePsp implements PspPort {
 
     static final String METADATA_PAYMENT = "payment_id";
     static final String METADATA_REFUND = "refund_id";
+
+    /** The detail of a charge Stripe refused because its key was used with other parameters. */
+    public static final String IDEMPOTENCY_ERROR = "idempotency_error";
 
     /** An HTTP answer: status and JSON body (a missing node when the body is not JSON). */
     record Answer(int status, JsonNode body) {
@@ -71,7 +73,7 @@ public final class StripePsp implements PspPort {
     private final StripeSettings settings;
     private final WebClient client;
     private final PspConcurrencyLimit limit;
-    private final MeterRegistry registry;
+    private final PspCallMetrics metrics;
     private final Clock clock;
     private final StripeSignature signature;
     private final ObjectMapper mapper = new ObjectMapper();
@@ -86,7 +88,7 @@ public final class StripePsp implements PspPort {
             Vertx vertx, StripeSettings settings, PspConcurrencyLimit limit, MeterRegistry registry, Clock clock) {
         this.settings = settings;
         this.limit = limit;
-        this.registry = registry;
+        this.metrics = new PspCallMetrics(registry, "stripe");
         this.clock = clock;
         this.signature = new StripeSignature(settings.webhookSecrets(), settings.webhookTolerance(), clock);
         this.base = PspHttp.base(settings.apiBase());
@@ -151,7 +153,7 @@ public final class StripePsp implements PspPort {
                         first(text(error.path("decline_code")), text(error.path("code")), "card_declined"));
             case 400 ->
                 "idempotency_error".equals(text(error.path("type")))
-                        ? ChargeResult.attention(null, "idempotency_error")
+                        ? ChargeResult.attention(null, IDEMPOTENCY_ERROR)
                         : ChargeResult.declined(null, first(text(error.path("code")), "invalid_request", null));
             case 409 -> ChargeResult.unknown(null, first(text(error.path("code")), "conflict", null));
             case 401, 403, 404 -> ChargeResult.attention(null, "http_" + answer.status());
@@ -167,33 +169,50 @@ public final class StripePsp implements PspPort {
             return ChargeResult.unknown(id, "not_a_payment_intent");
         }
         JsonNode lastError = intent.path("last_payment_error");
-        return switch (status) {
-            case "succeeded" -> ChargeResult.captured(id);
-            case "canceled" -> ChargeResult.declined(id, "canceled");
-            case "requires_payment_method" ->
-                lastError.isObject()
-                        ? ChargeResult.declined(
-                                id,
-                                first(
-                                        text(lastError.path("decline_code")),
-                                        text(lastError.path("code")),
-                                        "card_declined"))
-                        : ChargeResult.unknown(id, status);
-            default -> ChargeResult.unknown(id, status); // requires_action, processing, requires_confirmation, …
-        };
+        JsonNode amount = intent.path("amount");
+        String currency = text(intent.path("currency"));
+        ChargeResult result =
+                switch (status) {
+                    case "succeeded" -> ChargeResult.captured(id);
+                    case "canceled" -> ChargeResult.declined(id, "canceled");
+                    case "requires_payment_method" ->
+                        lastError.isObject()
+                                ? ChargeResult.declined(
+                                        id,
+                                        first(
+                                                text(lastError.path("decline_code")),
+                                                text(lastError.path("code")),
+                                                "card_declined"))
+                                : ChargeResult.unknown(id, status);
+                    default ->
+                        ChargeResult.unknown(id, status); // requires_action, processing, requires_confirmation, …
+                };
+        return result.withMoney(
+                amount.canConvertToLong() && amount.isIntegralNumber() ? amount.asLong() : null,
+                currency == null ? null : currency.toUpperCase(Locale.ROOT));
     }
 
     /**
      * Inside Stripe's key window the same request is sent again with the same key: Stripe replays the first answer,
-     * or runs it now if the first never arrived. After the window, the PaymentIntent is retrieved by its stored id,
-     * else searched by {@code metadata['payment_id']}; the search index lags, so an empty search means NOT_FOUND only
-     * once {@link StripeSettings#searchLag()} has passed since the first attempt.
+     * or runs it now if the first never arrived. Should Stripe refuse the key as used with other parameters (400
+     * {@code idempotency_error}: a PaymentIntent exists under our payment id, but not the one we asked for), the
+     * PaymentIntent is searched by our metadata, so that the resolver sees what Stripe holds (and its amount);
+     * not found there, the answer stays UNKNOWN with {@code needsAttention}. After the window, the PaymentIntent is
+     * retrieved by its stored id, else searched by {@code metadata['payment_id']}; the search index lags, so an empty
+     * search means NOT_FOUND only once {@link StripeSettings#searchLag()} has passed since the first attempt.
      */
     @Override
     public Uni<ChargeResult> lookUpCharge(ChargeQuery query) {
         Instant now = clock.instant();
         if (now.isBefore(query.firstSentAt().plus(settings.idempotencyWindow()))) {
-            return timed("charge_resend", chargeCall(query.original()), ChargeResult::status);
+            return timed("charge_resend", chargeCall(query.original()), ChargeResult::status)
+                    .flatMap(result -> result.needsAttention() && IDEMPOTENCY_ERROR.equals(result.detail())
+                            ? search(query, false)
+                                    .map(found -> found.status() == ChargeResult.Status.CAPTURED
+                                                    || found.status() == ChargeResult.Status.DECLINED
+                                            ? found
+                                            : result)
+                            : Uni.createFrom().item(result));
         }
         if (query.pspChargeId() != null) {
             Uni<ChargeResult> retrieve = call(HttpMethod.GET, "/v1/payment_intents/" + encode(query.pspChargeId()))
@@ -206,10 +225,17 @@ public final class StripePsp implements PspPort {
                     .recoverWithItem(failure -> ChargeResult.unknown(query.pspChargeId(), detail(failure)));
             return timed("charge_retrieve", retrieve, ChargeResult::status);
         }
+        return search(query, !now.isBefore(query.firstSentAt().plus(settings.searchLag())));
+    }
+
+    /**
+     * The PaymentIntents whose {@code metadata['payment_id']} is ours (a captured one first); none is NOT_FOUND when
+     * {@code lagOver}, else UNKNOWN {@code search_lag}.
+     */
+    private Uni<ChargeResult> search(ChargeQuery query, boolean lagOver) {
         String paymentId = query.original().paymentId();
         String search = "query="
                 + encode("metadata['" + METADATA_PAYMENT + "']:'" + paymentId.replace("'", "\\'") + "'") + "&limit=10";
-        boolean lagOver = !now.isBefore(query.firstSentAt().plus(settings.searchLag()));
         Uni<ChargeResult> found = call(HttpMethod.GET, "/v1/payment_intents/search?" + search)
                 .map(answer -> {
                     if (answer.status() != 200) {
@@ -447,20 +473,7 @@ public final class StripePsp implements PspPort {
     }
 
     private <T> Uni<T> timed(String call, Uni<T> uni, Function<T, Enum<?>> outcome) {
-        return Uni.createFrom().deferred(() -> {
-            long start = System.nanoTime();
-            return uni.onItemOrFailure().invoke((item, failure) -> Timer.builder("psp.calls")
-                    .description("PSP calls by provider, call and outcome")
-                    .tag("provider", "stripe")
-                    .tag("call", call)
-                    .tag(
-                            "outcome",
-                            failure != null
-                                    ? "not_sent"
-                                    : outcome.apply(item).name().toLowerCase(Locale.ROOT))
-                    .register(registry)
-                    .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
-        });
+        return metrics.timed(call, uni, outcome);
     }
 
     /** Every failure but a saturated limit (nothing sent) leaves the outcome unknown. */

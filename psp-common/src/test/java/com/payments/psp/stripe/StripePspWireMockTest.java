@@ -18,6 +18,7 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspLimitSettings;
 import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
 import com.payments.psp.port.RefundRequest;
@@ -121,7 +122,8 @@ class StripePspWireMockTest {
                 .whenScenarioStateIs("limited twice")
                 .willReturn(aResponse().withStatus(200).withBody(intent("succeeded"))));
 
-        assertThat(await(psp.charge(charge("pay-1")))).isEqualTo(ChargeResult.captured("pi_wm"));
+        assertThat(await(psp.charge(charge("pay-1"))))
+                .isEqualTo(ChargeResult.captured("pi_wm").withMoney(100L, null));
         stripe.verify(
                 3,
                 postRequestedFor(urlEqualTo("/v1/payment_intents"))
@@ -159,7 +161,8 @@ class StripePspWireMockTest {
                         .withStatus(401)
                         .withBody("{\"error\":{\"type\":\"invalid_request_error\",\"message\":\"Invalid API Key\"}}")));
 
-        assertThat(await(psp.charge(charge("processing")))).isEqualTo(ChargeResult.unknown("pi_wm", "processing"));
+        assertThat(await(psp.charge(charge("processing"))))
+                .isEqualTo(ChargeResult.unknown("pi_wm", "processing").withMoney(100L, null));
         assertThat(await(psp.charge(charge("down")))).isEqualTo(ChargeResult.unknown(null, "http_503"));
         StripePsp impatient = adapter(URI.create("http://127.0.0.1:" + stripe.port()), null, Duration.ofMillis(1500));
         try {
@@ -168,6 +171,56 @@ class StripePspWireMockTest {
             impatient.close();
         }
         assertThat(await(psp.charge(charge("badkey")))).isEqualTo(ChargeResult.attention(null, "http_401"));
+    }
+
+    @Test
+    void aReusedKeyInTheLookUpIsSearchedSoThatTheResolverSeesWhatStripeHolds() {
+        stripe.stubFor(
+                post(urlEqualTo("/v1/payment_intents"))
+                        .willReturn(
+                                aResponse()
+                                        .withStatus(400)
+                                        .withBody(
+                                                "{\"error\":{\"type\":\"idempotency_error\",\"message\":\"Keys for idempotent"
+                                                        + " requests can only be used with the same parameters they were first used with.\"}}")));
+        stripe.stubFor(get(urlPathEqualTo("/v1/payment_intents/search"))
+                .inScenario("index")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(200).withBody("{\"object\":\"search_result\",\"data\":[]}"))
+                .willSetStateTo("indexed"));
+        stripe.stubFor(get(urlPathEqualTo("/v1/payment_intents/search"))
+                .inScenario("index")
+                .whenScenarioStateIs("indexed")
+                .willReturn(aResponse()
+                        .withStatus(200)
+                        .withBody("{\"object\":\"search_result\",\"data\":[{\"id\":\"pi_held\","
+                                + "\"object\":\"payment_intent\",\"status\":\"succeeded\",\"amount\":3100,"
+                                + "\"currency\":\"eur\"}]}")));
+        ChargeQuery query = new ChargeQuery(
+                charge("pay_reused"), null, java.time.Instant.now().minusSeconds(60));
+
+        // not in the search index yet: still unknown, for an operator, never a decline
+        ChargeResult first = await(psp.lookUpCharge(query));
+        assertThat(first.status()).isEqualTo(ChargeResult.Status.UNKNOWN);
+        assertThat(first.needsAttention()).isTrue();
+        assertThat(first.detail()).isEqualTo(StripePsp.IDEMPOTENCY_ERROR);
+
+        // indexed: what Stripe holds under our payment id, with its amount for the resolver's comparison
+        ChargeResult held = await(psp.lookUpCharge(query));
+        assertThat(held.status()).isEqualTo(ChargeResult.Status.CAPTURED);
+        assertThat(held.pspChargeId()).isEqualTo("pi_held");
+        assertThat(held.amount()).isEqualTo(3100L);
+        assertThat(held.currency()).isEqualTo("EUR");
+        stripe.verify(2, postRequestedFor(urlEqualTo("/v1/payment_intents")));
+        stripe.verify(
+                2,
+                com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor(
+                                urlPathEqualTo("/v1/payment_intents/search"))
+                        .withQueryParam("query", equalTo("metadata['payment_id']:'pay_reused'")));
+        assertThat(registry.get("psp.calls").tag("provider", "stripe").tag("call", "charge_search").timers().stream()
+                        .mapToLong(io.micrometer.core.instrument.Timer::count)
+                        .sum())
+                .isEqualTo(2);
     }
 
     @Test
