@@ -38,6 +38,7 @@ class ApplicationRoleTest {
             Map.entry("ledger_entries", "SELECT, INSERT"),
             Map.entry("ledger_transactions", "SELECT, INSERT"),
             Map.entry("merchant_api_keys", "SELECT, INSERT, UPDATE(revoked_at)"),
+            Map.entry("merchant_events", "SELECT, INSERT, DELETE"),
             Map.entry("merchants", "SELECT, INSERT"),
             Map.entry("operations_queue", "SELECT, INSERT, UPDATE"),
             Map.entry("operator_audit", "SELECT, INSERT"),
@@ -170,6 +171,29 @@ class ApplicationRoleTest {
         assertDenied("UPDATE outbox SET payload = '{\"x\":1}' WHERE key = 'k1'", "permission");
         assertDenied("UPDATE merchant_api_keys SET key_hash = key_hash", "permission");
         exec("DELETE FROM outbox WHERE key = 'k1' AND sent_at IS NOT NULL");
+    }
+
+    /**
+     * The events feed (V89): a payment-events row written by a service reaches {@code merchant_events} in the same
+     * statement, once per event id; other topics and events without a merchant do not; an event is never updated.
+     */
+    @Test
+    void paymentEventsReachTheMerchantsFeedAndNothingElseDoes() throws SQLException {
+        String merchant = queryString("INSERT INTO merchants (name) VALUES ('feed') RETURNING id");
+        String event = queryString("SELECT gen_random_uuid()::text");
+        String payload = "'{\"eventId\":\"" + event + "\",\"merchantId\":\"" + merchant + "\"}'";
+        exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES ('" + event
+                + "', 'RefundSucceeded', 'payment-events', 'p1', " + payload + ")");
+        exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (gen_random_uuid(),"
+                + " 'RefundRequested', 'refund-commands', 'p1', " + payload + ")");
+        exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (gen_random_uuid(),"
+                + " 'PaymentCaptured', 'payment-events', 'p2', '{}')");
+        assertThat(queryString("SELECT string_agg(id || ' ' || type || ' ' || (payload ->> 'eventId'), ',')"
+                        + " FROM merchant_events WHERE merchant_id = '" + merchant + "'"))
+                .isEqualTo(event + " RefundSucceeded " + event);
+        assertThat(queryString("SELECT count(*) FROM merchant_events WHERE payload = '{}'"))
+                .isEqualTo("0");
+        assertDenied("UPDATE merchant_events SET type = 'PaymentFailed' WHERE id = '" + event + "'", "permission");
     }
 
     /** A balanced CAPTURE of 100 booked as the app role: inserting is allowed, and the balance trigger still runs. */

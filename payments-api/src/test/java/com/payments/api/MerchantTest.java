@@ -13,6 +13,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.payments.api.TestSupport.Shop;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -429,15 +430,8 @@ class MerchantTest {
     }
 
     /** A merchant of its own for one test: its API key and id. */
-    record Shop(String key, UUID id) {}
-
     private static Shop newShop() {
-        Response created = given().header("Authorization", "Bearer " + ADMIN)
-                .contentType(ContentType.JSON)
-                .body("{\"name\":\"" + unique("pages") + "\",\"rateLimitPerSecond\":100000}")
-                .post("/v1/admin/merchants");
-        created.then().statusCode(201);
-        return new Shop(created.path("apiKey"), UUID.fromString(created.path("merchantId")));
+        return TestSupport.newShop("pages");
     }
 
     private static String captureJson(String orderId) {

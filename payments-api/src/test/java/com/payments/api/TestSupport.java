@@ -42,6 +42,7 @@ final class TestSupport {
             "idempotency_replays",
             "psp_calls",
             "outbox",
+            "merchant_events",
             "ledger_transactions",
             "ledger_entries",
             "psp_webhook_events",
@@ -146,6 +147,18 @@ final class TestSupport {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    /** A merchant of a test's own (its rate limit above any test's load), created through the operator API. */
+    record Shop(String key, UUID id) {}
+
+    static Shop newShop(String namePrefix) {
+        Response created = given().header("Authorization", "Bearer " + ADMIN)
+                .contentType(ContentType.JSON)
+                .body("{\"name\":\"" + unique(namePrefix) + "\",\"rateLimitPerSecond\":100000}")
+                .post("/v1/admin/merchants");
+        created.then().statusCode(201);
+        return new Shop(created.path("apiKey"), UUID.fromString(created.path("merchantId")));
     }
 
     static String unique(String prefix) {

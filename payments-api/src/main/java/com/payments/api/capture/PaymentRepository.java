@@ -204,13 +204,20 @@ public class PaymentRepository {
 
     /** A page of the merchant's payments, newest first; only those of {@code orderId} unless it is null. */
     public Uni<Page.Slice<Payment>> page(SqlClient client, UUID merchantId, String orderId, Page page) {
-        return page.read(client, "payments", COLUMNS, merchantId, "order_id", orderId, PaymentRepository::from);
+        return page.read(client, "payments", COLUMNS, merchantId, "order_id", orderId, null, PaymentRepository::from);
     }
 
     /** A page of the merchant's refunds, newest first; only those of {@code paymentId} unless it is null. */
     public Uni<Page.Slice<Refund>> refundPage(SqlClient client, UUID merchantId, UUID paymentId, Page page) {
         return page.read(
-                client, "refunds", REFUND_COLUMNS, merchantId, "payment_id", paymentId, PaymentRepository::refund);
+                client,
+                "refunds",
+                REFUND_COLUMNS,
+                merchantId,
+                "payment_id",
+                paymentId,
+                null,
+                PaymentRepository::refund);
     }
 
     /**

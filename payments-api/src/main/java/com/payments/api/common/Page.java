@@ -6,6 +6,9 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -77,7 +80,7 @@ public record Page(int limit, UUID startingAfter, UUID endingBefore) {
 
     /**
      * Reads the page of {@code table}'s rows of {@code merchantId} (and {@code filterColumn = filter} when the filter
-     * is not null) in one statement: the cursor row's position and the rows beyond it, one more than the limit to
+     * is not null, and created from {@code createdFrom} on when that is not null) in one statement: the cursor row's position and the rows beyond it, one more than the limit to
      * learn whether more follow. A cursor that is no row of the merchant in {@code table} is refused {@code
      * invalid_cursor}. Every variant is its own statement text, so each gets its own (generic) plan on the index
      * {@code (merchant_id[, filter], created_at, id)}.
@@ -89,6 +92,7 @@ public record Page(int limit, UUID startingAfter, UUID endingBefore) {
             UUID merchantId,
             String filterColumn,
             Object filter,
+            Instant createdFrom,
             Function<Row, T> mapper) {
         boolean backwards = endingBefore != null;
         List<Object> params = new ArrayList<>(List.of(merchantId, limit + 1));
@@ -96,6 +100,10 @@ public record Page(int limit, UUID startingAfter, UUID endingBefore) {
         if (filter != null) {
             params.add(filter);
             filterSql = " AND t.%s = $%d".formatted(filterColumn, params.size());
+        }
+        if (createdFrom != null) {
+            params.add(OffsetDateTime.ofInstant(createdFrom, ZoneOffset.UTC));
+            filterSql += " AND t.created_at >= $%d".formatted(params.size());
         }
         String qualified =
                 Arrays.stream(columns.split(",\\s*")).map(c -> "t." + c).collect(Collectors.joining(", "));

@@ -30,6 +30,27 @@ public interface ApiConfig {
     /** The capture path's two statements. */
     Capture capture();
 
+    /** The merchants' events feed ({@code GET /v1/events}). */
+    Events events();
+
+    interface Events {
+        /** How long an event stays in the feed (the API promises 30 days). */
+        @WithDefault("30d")
+        Duration retention();
+
+        /** How often events older than the retention are deleted ({@code off} disables it). */
+        @WithDefault("10m")
+        String cleanupEvery();
+
+        /** Events deleted per statement. */
+        @WithDefault("1000")
+        int cleanupBatchSize();
+
+        /** Statements per run at most. */
+        @WithDefault("100")
+        int cleanupMaxBatches();
+    }
+
     interface Idempotency {
         /** How long a completed key is kept (and replayed); between 24h and 72h, checked at startup. */
         @WithDefault("24h")

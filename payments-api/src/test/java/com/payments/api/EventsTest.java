@@ -1,0 +1,199 @@
+package com.payments.api;
+
+import static com.payments.api.TestSupport.KEY_A;
+import static com.payments.api.TestSupport.capture;
+import static com.payments.api.TestSupport.merchant;
+import static com.payments.api.TestSupport.unique;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.api.TestSupport.Shop;
+import com.payments.api.events.EventRetentionJob;
+import com.payments.infra.PostgresTestResource;
+import com.payments.infra.PspSandboxTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The merchant's events feed, {@code GET /v1/events} (docs/api.md "Events"). */
+@QuarkusTest
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+        value = PspSandboxTestResource.class,
+        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
+        scope = TestResourceScope.GLOBAL)
+class EventsTest {
+    @Inject
+    Pool pool;
+
+    @Inject
+    CircuitBreakerMaintenance breakers;
+
+    @Inject
+    EventRetentionJob retention;
+
+    @ConfigProperty(name = "psp.url")
+    String pspUrl;
+
+    @BeforeEach
+    void warmUp() {
+        TestSupport.warmUp(pspUrl, breakers);
+    }
+
+    @Test
+    void theFeedHoldsEveryPaymentEventOfTheMerchantNewestFirstAsPublished() {
+        Shop shop = newShop();
+        List<String> paymentIds = new ArrayList<>();
+        for (String source : List.of("tok_visa", "tok_chargeDeclined", "tok_visa", "tok_visa")) {
+            Response r = capture(shop.key(), unique("k"), json(source));
+            r.then().statusCode(source.equals("tok_visa") ? 201 : 402);
+            paymentIds.add(0, r.path("id"));
+        }
+
+        Response feed = merchant(shop.key()).get("/v1/events");
+        feed.then().statusCode(200);
+        assertThat(feed.<List<String>>path("data.data.paymentId")).isEqualTo(paymentIds);
+        assertThat(feed.<List<String>>path("data.type"))
+                .containsExactly("PaymentCaptured", "PaymentCaptured", "PaymentFailed", "PaymentCaptured");
+        assertThat(feed.<Boolean>path("has_more")).isFalse();
+        // the id is the eventId of the record the relay publishes, and data is that record
+        List<String> ids = feed.path("data.id");
+        assertThat(feed.<List<String>>path("data.data.eventId")).isEqualTo(ids);
+        assertThat(outboxEventIds(paymentIds)).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(feed.<String>path("data[0].data.merchantId"))
+                .isEqualTo(shop.id().toString());
+        assertThat(feed.<String>path("data[2].data.declineCode")).isNotBlank();
+        assertThat(feed.<Map<String, String>>path("data[0].data.metadata")).isEqualTo(Map.of("n", "1"));
+
+        assertThat(merchant(shop.key())
+                        .queryParam("type", "PaymentFailed")
+                        .get("/v1/events")
+                        .<List<String>>path("data.data.paymentId"))
+                .containsExactly(paymentIds.get(2));
+        String thirdCreated = feed.path("data[1].createdAt");
+        assertThat(merchant(shop.key())
+                        .queryParam("created[gte]", thirdCreated)
+                        .get("/v1/events")
+                        .<List<String>>path("data.id"))
+                .isEqualTo(ids.subList(0, 2));
+        assertThat(pageThrough(shop.key(), Map.of("type", "PaymentCaptured"), 2))
+                .isEqualTo(List.of(ids.get(0), ids.get(1), ids.get(3)));
+        Response before = merchant(shop.key())
+                .queryParam("limit", 2)
+                .queryParam("ending_before", ids.get(3))
+                .get("/v1/events");
+        assertThat(before.<List<String>>path("data.id")).isEqualTo(ids.subList(1, 3));
+        assertThat(before.<Boolean>path("has_more")).isTrue();
+
+        Response one = merchant(shop.key()).get("/v1/events/" + ids.get(2));
+        one.then().statusCode(200);
+        assertThat(one.<String>path("type")).isEqualTo("PaymentFailed");
+        assertThat(one.<String>path("data.paymentId")).isEqualTo(paymentIds.get(2));
+
+        // another merchant sees none of it
+        assertThat(merchant(KEY_A).get("/v1/events").<List<String>>path("data.id"))
+                .doesNotContainAnyElementsOf(ids);
+        merchant(KEY_A).get("/v1/events/" + ids.get(0)).then().statusCode(404);
+    }
+
+    @Test
+    void badParametersAreRefusedWithAProblem() {
+        Shop shop = newShop();
+        capture(shop.key(), unique("k"), json("tok_visa")).then().statusCode(201);
+        String theirs = merchant(KEY_A).queryParam("limit", 1).get("/v1/events").path("data[0].id");
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("/v1/events?type=payment_intent.succeeded", "invalid_type");
+        cases.put("/v1/events?type=", "invalid_type");
+        cases.put("/v1/events?created[gte]=yesterday", "invalid_created");
+        cases.put("/v1/events?created[gte]=1764547200", "invalid_created");
+        cases.put("/v1/events?limit=0", "invalid_limit");
+        cases.put("/v1/events?limit=101", "invalid_limit");
+        cases.put("/v1/events?starting_after=nope", "invalid_cursor");
+        if (theirs != null) {
+            cases.put("/v1/events?starting_after=" + theirs, "invalid_cursor");
+        }
+        cases.forEach((path, code) -> {
+            Response r = merchant(shop.key()).urlEncodingEnabled(false).get(path);
+            assertThat(r.statusCode()).as(path).isEqualTo(400);
+            assertThat(r.contentType()).as(path).startsWith("application/problem+json");
+            assertThat(r.<String>path("code")).as(path).isEqualTo(code);
+        });
+        merchant(shop.key()).get("/v1/events/" + UUID.randomUUID()).then().statusCode(404);
+        merchant(shop.key()).get("/v1/events/nope").then().statusCode(404);
+        given().get("/v1/events").then().statusCode(401);
+    }
+
+    @Test
+    void eventsOlderThanTheRetentionAreDeletedAndNewerOnesKept() {
+        Shop shop = newShop();
+        UUID old = UUID.randomUUID();
+        UUID recent = UUID.randomUUID();
+        for (Object[] row : List.of(new Object[] {old, 31}, new Object[] {recent, 29})) {
+            pool.preparedQuery(
+                            """
+                            INSERT INTO merchant_events (id, merchant_id, type, payload, created_at)
+                            VALUES ($1, $2, 'PaymentCaptured', '{}', now() - make_interval(days => $3))""")
+                    .execute(Tuple.of(row[0], shop.id(), row[1]))
+                    .await()
+                    .atMost(Duration.ofSeconds(10));
+        }
+        assertThat(retention.purge(10, 0L).await().atMost(Duration.ofSeconds(30)))
+                .isGreaterThanOrEqualTo(1L);
+        assertThat(merchant(shop.key()).get("/v1/events").<List<String>>path("data.id"))
+                .containsExactly(recent.toString());
+    }
+
+    private List<String> outboxEventIds(List<String> paymentIds) {
+        List<String> ids = new ArrayList<>();
+        pool.preparedQuery("SELECT event_id FROM outbox WHERE topic = 'payment-events' AND key = ANY($1)")
+                .execute(Tuple.of(paymentIds.toArray(String[]::new)))
+                .await()
+                .atMost(Duration.ofSeconds(10))
+                .forEach(row -> ids.add(row.getUUID("event_id").toString()));
+        return ids;
+    }
+
+    private static List<String> pageThrough(String key, Map<String, String> filter, int limit) {
+        List<String> seen = new ArrayList<>();
+        String after = null;
+        boolean more = true;
+        while (more) {
+            Map<String, Object> params = new LinkedHashMap<>(filter);
+            params.put("limit", limit);
+            if (after != null) {
+                params.put("starting_after", after);
+            }
+            Response page = merchant(key).queryParams(params).get("/v1/events");
+            page.then().statusCode(200);
+            List<String> data = page.path("data.id");
+            seen.addAll(data);
+            more = page.path("has_more");
+            after = data.isEmpty() ? null : data.get(data.size() - 1);
+        }
+        return seen;
+    }
+
+    private static String json(String source) {
+        return "{\"orderId\":\"" + unique("order") + "\",\"amount\":1000,\"currency\":\"EUR\",\"source\":\"" + source
+                + "\",\"metadata\":{\"n\":\"1\"}}";
+    }
+
+    private static Shop newShop() {
+        return TestSupport.newShop("events");
+    }
+}
