@@ -8,6 +8,7 @@ import com.payments.api.merchants.MerchantPrincipal;
 import com.payments.api.merchants.RateLimited;
 import com.payments.api.rest.PathParams;
 import com.payments.contracts.events.PaymentCaptured;
+import com.payments.contracts.events.PaymentDisputed;
 import com.payments.contracts.events.PaymentFailed;
 import com.payments.contracts.events.RefundFailed;
 import com.payments.contracts.events.RefundSucceeded;
@@ -36,7 +37,8 @@ import org.jboss.resteasy.reactive.RestPath;
 public class EventResource {
     /** The types of docs/architecture.md §6 that reach merchants. */
     static final Set<String> TYPES =
-            Set.of(PaymentCaptured.TYPE, PaymentFailed.TYPE, RefundSucceeded.TYPE, RefundFailed.TYPE);
+            Set.of(
+            PaymentCaptured.TYPE, PaymentFailed.TYPE, PaymentDisputed.TYPE, RefundSucceeded.TYPE, RefundFailed.TYPE);
 
     private final SecurityIdentity identity;
     private final Pool pool;
