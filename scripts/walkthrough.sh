@@ -78,7 +78,7 @@ echo "$EVENTS"
 grep -Eq '"type": ?"PaymentCaptured"' <<<"$EVENTS" || fail "no PaymentCaptured for $PAYMENT on payment-events"
 grep -Eq '"type": ?"RefundSucceeded"' <<<"$EVENTS" || fail "no RefundSucceeded for $PAYMENT on payment-events"
 
-step "7. reconcile today against the sandbox's settlement file"
+step "7. reconcile today against the PSP's settlement lines"
 set +e
 SUMMARY=$(./local-stack.sh recon --date="$(date -u +%F)" --lookback=0 2>/dev/null | grep '^{')
 RECON=$?
