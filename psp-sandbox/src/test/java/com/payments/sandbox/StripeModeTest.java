@@ -434,9 +434,11 @@ class StripeModeTest {
     @Test
     void theSettlementDiscrepancyKnobsApplyToBalanceTransactionsToo() throws Exception {
         Sandbox.freezeClock("2031-06-01T10:00:00Z");
+        List<String> payments = new java.util.ArrayList<>();
         for (int i = 0; i < 4; i++) {
             String pay = unique("pay");
             intent(pay, pay, 1000 + i, "pm_card_visa").then().statusCode(200);
+            payments.add(pay);
         }
         java.util.Map<String, Long> booked = new java.util.HashMap<>();
         for (JsonNode txn : payout("po_sbx_20310601")) {
@@ -461,6 +463,20 @@ class StripeModeTest {
         assertEquals(1, phantoms);
         assertEquals(1, changed, listed.toString());
         assertEquals(listed, payout("po_sbx_20310601"), "the same list every time");
+
+        // the test API lists what was injected, with our references, as it does for the settlement files
+        JsonNode injected = mapper.readTree(io.restassured.RestAssured.get("/test/settlements/2031-06-01/discrepancies")
+                        .asString())
+                .get("injected");
+        java.util.Map<String, JsonNode> byKind = new java.util.HashMap<>();
+        injected.forEach(item -> byKind.put(item.get("kind").asText(), item));
+        assertEquals(
+                java.util.Set.of("DROPPED", "AMOUNT_CHANGED", "PHANTOM_CHARGE"), byKind.keySet(), injected.toString());
+        assertTrue(payments.contains(byKind.get("DROPPED").get("reference").asText()), injected.toString());
+        JsonNode changedItem = byKind.get("AMOUNT_CHANGED");
+        assertTrue(payments.contains(changedItem.get("reference").asText()), injected.toString());
+        assertTrue(changedItem.get("fileAmount").asLong()
+                != changedItem.get("originalAmount").asLong());
     }
 
     private JsonNode payout(String payout) throws Exception {

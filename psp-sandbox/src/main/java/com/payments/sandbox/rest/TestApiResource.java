@@ -24,6 +24,7 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.List;
 import org.jboss.resteasy.reactive.RestQuery;
 
@@ -162,7 +163,9 @@ public class TestApiResource {
             throw new WebApplicationException(400);
         }
         SettlementService.SettlementFile file = settlements.render(day);
-        return new DiscrepancyReport(day, file.lines(), file.injected());
+        List<Injected> injected = new ArrayList<>(file.injected());
+        injected.addAll(stripe.injected(day));
+        return new DiscrepancyReport(day, file.lines(), injected);
     }
 
     /** A synthetic settlement file of {@code lines} lines, streamed in chunks; see {@link SettlementService#appendSynthetic}. */

@@ -715,6 +715,44 @@ public class StripeService {
         }
     }
 
+    /**
+     * What the discrepancy knobs changed in the balance transactions of a settlement day, as {@code GET
+     * /test/settlements/{date}/discrepancies} reports them for the settlement files: DROPPED, AMOUNT_CHANGED
+     * (amounts as positive minor units) or PHANTOM_CHARGE, with our reference from the metadata.
+     */
+    public List<SettlementService.Injected> injected(LocalDate day) {
+        Map<String, BalanceTxn> listedById = new java.util.LinkedHashMap<>();
+        for (BalanceTxn txn : listed()) {
+            if (settlements.settlementDay(txn.at()) == day.toEpochDay()) {
+                listedById.put(txn.id(), txn);
+            }
+        }
+        List<SettlementService.Injected> injected = new ArrayList<>();
+        for (BalanceTxn txn : balance) {
+            if (settlements.settlementDay(txn.at()) != day.toEpochDay()) {
+                continue;
+            }
+            BalanceTxn shown = listedById.remove(txn.id());
+            if (shown == null || shown.amount() != txn.amount()) {
+                Intent intent = intentOf(txn.source());
+                String reference = txn.source().startsWith("re_")
+                        ? refundMetadata(txn.source()).get("refund_id")
+                        : intent == null ? null : intent.metadata.get("payment_id");
+                injected.add(new SettlementService.Injected(
+                        shown == null ? "DROPPED" : "AMOUNT_CHANGED",
+                        intent == null ? txn.source() : intent.id,
+                        reference,
+                        Math.abs(txn.amount()),
+                        shown == null ? 0 : Math.abs(shown.amount())));
+            }
+        }
+        for (BalanceTxn phantom : listedById.values()) {
+            injected.add(new SettlementService.Injected(
+                    "PHANTOM_CHARGE", phantom.source(), null, 0, Math.abs(phantom.amount())));
+        }
+        return injected;
+    }
+
     /** The balance transactions of a payout, oldest first, for the itemized payout reconciliation report. */
     List<BalanceTxn> payoutItems(LocalDate day) {
         List<BalanceTxn> items = new ArrayList<>();
