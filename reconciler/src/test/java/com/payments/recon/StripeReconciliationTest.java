@@ -145,12 +145,7 @@ class StripeReconciliationTest {
         LocalDate d = LocalDate.of(2034, 5, 10);
         Day day = stripeDay(d);
         // The settlement-file knob, in Stripe mode: a charge balance transaction that names none of our payments.
-        given().baseUri(sandbox)
-                .contentType(ContentType.JSON)
-                .body("{\"settlementPhantom\":1}")
-                .put("/test/faults")
-                .then()
-                .statusCode(200);
+        faults("{\"settlementPhantom\":1}");
 
         RunResult result = run(d, SettlementSource.PSP);
 
@@ -204,6 +199,49 @@ class StripeReconciliationTest {
                 .containsEntry("MATCHED", 4L)
                 .containsEntry("REFUND_REVERSED", 2L);
         assertThat(result.summary().match().fees()).isEqualTo(Map.of("EUR", day.fees()));
+    }
+
+    @Test
+    void theSettlementFileKnobsDropAndChangeStripesBalanceTransactions() {
+        // One charge per date: the knobs pick among a day's transactions, so here they pick that one.
+        LocalDate dropDay = LocalDate.of(2034, 7, 1);
+        String dropped = UUID.randomUUID().toString();
+        fx.captured(
+                dropped,
+                2_000,
+                "EUR",
+                charge(dropped, 2_000, "pm_card_visa", at(dropDay, "12:00")),
+                at(dropDay, "12:00"));
+        LocalDate changeDay = LocalDate.of(2034, 7, 2);
+        String changed = UUID.randomUUID().toString();
+        fx.captured(
+                changed,
+                3_000,
+                "EUR",
+                charge(changed, 3_000, "pm_card_visa", at(changeDay, "12:00")),
+                at(changeDay, "12:00"));
+
+        faults("{\"settlementDrop\":1}");
+        run(dropDay, SettlementSource.PSP);
+        assertThat(breaks(dropDay)).containsExactly("MISSING_AT_PSP " + dropped);
+
+        faults("{\"settlementDrop\":0,\"settlementAmountMismatch\":1}");
+        run(changeDay, SettlementSource.PSP);
+        assertThat(breaks(changeDay)).containsExactly("AMOUNT_MISMATCH " + changed);
+        List<String> amounts = fx.rows(
+                        "SELECT internal_amount, psp_amount FROM recon_breaks WHERE reference = ?", changed)
+                .get(0);
+        assertThat(amounts.get(0)).isEqualTo("3000");
+        assertThat(Long.parseLong(amounts.get(1))).isBetween(3_001L, 4_000L);
+    }
+
+    private void faults(String json) {
+        given().baseUri(sandbox)
+                .contentType(ContentType.JSON)
+                .body(json)
+                .put("/test/faults")
+                .then()
+                .statusCode(200);
     }
 
     private RunResult run(LocalDate date, String source) {
