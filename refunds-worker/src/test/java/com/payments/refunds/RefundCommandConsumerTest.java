@@ -146,7 +146,8 @@ class RefundCommandConsumerTest {
         fx.publish(command, command, republished, fx.command(payment, sentinel, 2_000));
 
         await().atMost(Fixtures.WAIT).until(() -> fx.status(sentinel).equals("FAILED"));
-        assertThat(fx.status(failing)).isEqualTo("FAILED");
+        // Stripe answers such refunds pending; the sync's look-up finds each failed in its own time
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(failing).equals("FAILED"));
         assertThat(fx.refund(failing).getString("failure_code")).isEqualTo(PspUnderTest.refundFailureCode());
         // 9,000 reserved - 3,000 - 2,000 released once each; a second release of 3,000 would leave 1,000.
         assertThat(fx.refundedAmount(payment.paymentId())).isEqualTo(4_000);
@@ -154,11 +155,13 @@ class RefundCommandConsumerTest {
                         "SELECT count(*) FROM outbox WHERE event_type = 'RefundFailed' AND payload->>'refundId' = $1",
                         failing.toString()))
                 .isEqualTo(1);
-        assertThat(fx.count(
-                        "SELECT count(*) FROM consumed_events WHERE event_id IN ($1, $2)",
-                        command.eventId(),
-                        republished.eventId()))
-                .isEqualTo(2);
+        assertThat(fx.count("SELECT count(*) FROM consumed_events WHERE event_id = $1", command.eventId()))
+                .isEqualTo(1);
+        // The sandbox fails the refund at once, so the republished command finds it final and is recorded. Stripe
+        // answers pending: a command for a PENDING refund whose retry is not due is acknowledged without a record
+        // (the refund row says what is left to do; docs/refunds.md), unless the sync finished the refund first.
+        assertThat(fx.count("SELECT count(*) FROM consumed_events WHERE event_id = $1", republished.eventId()))
+                .isBetween(PspUnderTest.stripe() ? 0L : 1L, 1L);
         PspUnderTest.assertSentOnce(fx, pspUrl, payment, failing);
         assertThat(fx.pspRefundMovements(failing)).isZero();
         assertThat(fx.count("SELECT count(*) FROM ledger_transactions WHERE reference = $1", failing.toString()))
