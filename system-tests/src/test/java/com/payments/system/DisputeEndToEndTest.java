@@ -1,7 +1,6 @@
 package com.payments.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.payments.infra.Kafka;
 import com.payments.infra.Postgres;
@@ -18,11 +17,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,8 +82,10 @@ class DisputeEndToEndTest {
                     .then()
                     .statusCode(200);
 
-            JsonObject disputed = awaitEvent(bootstrap, paymentId, "PaymentDisputed");
-            JsonObject captured = awaitEvent(bootstrap, paymentId, "PaymentCaptured");
+            JsonObject disputed = Stack.paymentEvents(bootstrap, paymentId, "PaymentDisputed", 1, OUTCOME)
+                    .get(0);
+            JsonObject captured = Stack.paymentEvents(bootstrap, paymentId, "PaymentCaptured", 1, OUTCOME)
+                    .get(0);
             assertThat(disputed.getString("paymentId")).isEqualTo(paymentId.toString());
             assertThat(disputed.getString("merchantId")).isEqualTo(MERCHANT_A.toString());
             assertThat(disputed.getLong("amount")).isEqualTo(4200);
@@ -115,41 +111,5 @@ class DisputeEndToEndTest {
         } finally {
             Stack.stopAll(processes);
         }
-    }
-
-    /** Waits until {@code payment-events} holds exactly one event of this type for the payment, and returns it. */
-    private static JsonObject awaitEvent(String bootstrap, UUID paymentId, String type) {
-        Map<String, Object> config = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class.getName(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                "false");
-        List<JsonObject> found = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
-            await().atMost(OUTCOME).pollInterval(Duration.ofMillis(200)).until(() -> {
-                List<TopicPartition> partitions = consumer.partitionsFor("payment-events").stream()
-                        .map(p -> new TopicPartition(p.topic(), p.partition()))
-                        .toList();
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                found.clear();
-                Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-                while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-                    for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                        JsonObject event = new JsonObject(r.value());
-                        if (paymentId.toString().equals(r.key()) && type.equals(event.getString("type"))) {
-                            found.add(event);
-                        }
-                    }
-                }
-                return !found.isEmpty();
-            });
-        }
-        assertThat(found).as(type + " on payment-events").hasSize(1);
-        return found.get(0);
     }
 }

@@ -27,11 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -98,7 +93,7 @@ class RefundEndToEndTest {
         }
         assertThat(refundedAmount(paymentId)).isEqualTo(2_500);
 
-        List<JsonObject> events = awaitEvents(paymentId, "RefundSucceeded", 1);
+        List<JsonObject> events = Stack.paymentEvents(bootstrap, paymentId, "RefundSucceeded", 1, OUTCOME);
         assertThat(events.get(0).getString("refundId")).isEqualTo(refundId.toString());
         assertThat(events.get(0).getLong("amount")).isEqualTo(2_500);
         assertThat(events.get(0).getString("pspReference")).startsWith("re_");
@@ -133,7 +128,7 @@ class RefundEndToEndTest {
                         "SELECT count(*) FROM ledger_transactions WHERE kind = 'REFUND' AND reference = ?",
                         first.toString()))
                 .isZero();
-        List<JsonObject> failed = awaitEvents(paymentId, "RefundFailed", 2);
+        List<JsonObject> failed = Stack.paymentEvents(bootstrap, paymentId, "RefundFailed", 2, OUTCOME);
         assertThat(failed.stream().map(e -> e.getString("refundId")).collect(Collectors.toSet()))
                 .containsExactlyInAnyOrder(first.toString(), second.toString());
         Response payment = merchant(KEY_A).get("/v1/payments/" + paymentId);
@@ -169,41 +164,5 @@ class RefundEndToEndTest {
 
     private long refundedAmount(UUID paymentId) {
         return count(db, "SELECT refunded_amount FROM payments WHERE id = ?", paymentId);
-    }
-
-    /** Waits until {@code payment-events} holds {@code expected} events of this type for the payment; none more. */
-    private List<JsonObject> awaitEvents(UUID paymentId, String type, int expected) {
-        Map<String, Object> config = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class.getName(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                "false");
-        List<JsonObject> found = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
-            await().atMost(OUTCOME).pollInterval(Duration.ofMillis(200)).until(() -> {
-                List<TopicPartition> partitions = consumer.partitionsFor("payment-events").stream()
-                        .map(p -> new TopicPartition(p.topic(), p.partition()))
-                        .toList();
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                found.clear();
-                Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-                while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-                    for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                        JsonObject event = new JsonObject(r.value());
-                        if (paymentId.toString().equals(r.key()) && type.equals(event.getString("type"))) {
-                            found.add(event);
-                        }
-                    }
-                }
-                return found.size() >= expected;
-            });
-        }
-        assertThat(found).hasSize(expected);
-        return found;
     }
 }

@@ -1,10 +1,12 @@
 package com.payments.system;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.payments.infra.Kafka;
 import com.payments.infra.Postgres;
 import com.payments.infra.QuarkusProcess;
+import io.vertx.core.json.JsonObject;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,11 +16,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The packaged services of this repository for a system test, each in its own process ({@link QuarkusProcess}) on one
@@ -127,5 +135,45 @@ final class Stack {
                         });
             }
         }
+    }
+
+    /**
+     * Reads {@code payment-events} from the start until it holds {@code expected} events of this type for the
+     * payment (within {@code within}), and asserts it holds no more.
+     */
+    static List<JsonObject> paymentEvents(
+            String bootstrap, UUID paymentId, String type, int expected, Duration within) {
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class.getName(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                "false");
+        List<JsonObject> found = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
+            await().atMost(within).pollInterval(Duration.ofMillis(200)).until(() -> {
+                List<TopicPartition> partitions = consumer.partitionsFor("payment-events").stream()
+                        .map(p -> new TopicPartition(p.topic(), p.partition()))
+                        .toList();
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                found.clear();
+                Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+                while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                    for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                        JsonObject event = new JsonObject(r.value());
+                        if (paymentId.toString().equals(r.key()) && type.equals(event.getString("type"))) {
+                            found.add(event);
+                        }
+                    }
+                }
+                return found.size() >= expected;
+            });
+        }
+        assertThat(found).as(type + " on payment-events").hasSize(expected);
+        return found;
     }
 }
