@@ -14,25 +14,35 @@ import java.util.Map;
  * {@code @QuarkusTestResource}, and its default scope ({@code MATCHING_RESOURCES}) restarts the
  * application for test classes that do not carry the same annotations.
  *
- * <p>Init arg {@code prefix} (default {@code test}) starts the database name.
+ * <p>Init arg {@code prefix} (default {@code test}) starts the database name; {@code migrate=false} leaves the database
+ * empty (the migration Job's starting point). A test field of type {@link Postgres.Database} receives the database,
+ * also in a {@code @QuarkusIntegrationTest}, where the application runs in another process.
  */
 public class PostgresTestResource implements QuarkusTestResourceLifecycleManager {
 
     private String prefix = "test";
+    private boolean migrate = true;
+    private Postgres.Database database;
 
     @Override
     public void init(Map<String, String> initArgs) {
         prefix = initArgs.getOrDefault("prefix", prefix);
+        migrate = Boolean.parseBoolean(initArgs.getOrDefault("migrate", "true"));
     }
 
     @Override
     public Map<String, String> start() {
-        Postgres.Database database = Postgres.freshDatabase(prefix);
+        database = migrate ? Postgres.freshDatabase(prefix) : Postgres.emptyDatabase(prefix);
         return Map.of(
                 "quarkus.datasource.reactive.url", database.reactiveUrl(),
                 "quarkus.datasource.jdbc.url", database.jdbcUrl(),
                 "quarkus.datasource.username", database.user(),
                 "quarkus.datasource.password", database.password());
+    }
+
+    @Override
+    public void inject(TestInjector testInjector) {
+        testInjector.injectIntoFields(database, new TestInjector.MatchesType(Postgres.Database.class));
     }
 
     @Override
