@@ -7,6 +7,8 @@
 #   ./local-stack.sh recon [ARGS]  run the reconciler once against the running stack (see docs/reconciler.md)
 #   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
+#   NATIVE=1 ./local-stack.sh     the same with the native executables (<module>/target/*-runner), built first with the
+#                                 test toolchain when missing (docs/deployment.md, "Native executables")
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -36,6 +38,17 @@ wait_ready() { # NAME URL PID LOGFILE
 }
 
 jar() { echo "$ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
+executable() { compgen -G "$ROOT/$1/target/*-runner" | head -n 1; }
+# launch MODULE [-Dname=value...]: the module's jar on $JAVA, or its native executable with NATIVE=1 (same options)
+launch() {
+  local module=$1
+  shift
+  if [[ -n "${NATIVE:-}" ]]; then
+    "$(executable "$module")" "$@"
+  else
+    "$JAVA" "$@" -jar "$(jar "$module")"
+  fi
+}
 
 if [[ "${1:-}" == "events" ]]; then
   [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
@@ -49,6 +62,7 @@ if [[ "${1:-}" == "recon" ]]; then
   [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
   # shellcheck disable=SC1091
   source "$STATE/env"
+  if [[ -n "${NATIVE:-}" ]]; then exec "$(executable reconciler)" "${@:2}"; fi
   exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
 fi
 
@@ -57,13 +71,36 @@ for port in "$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT"; do
 done
 
 mkdir -p "$LOGS"
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-  log "building (./mvnw package -DskipTests)"
-  ./mvnw -B -q -ntp package -DskipTests
+MODULES=(psp-sandbox payments-api outbox-relay refunds-worker reconciler)
+if [[ -n "${NATIVE:-}" ]]; then
+  missing=()
+  for module in "${MODULES[@]}"; do [[ -n $(executable "$module") ]] || missing+=("$module"); done
+  if ((${#missing[@]})); then
+    # The test toolchain (shared/native-toolchain): a GraalVM home made from Temurin 25 and Maven Central jars.
+    GRAALVM_HOME=${GRAALVM_HOME:-$STATE/graalvm-home}
+    if [[ ! -x $GRAALVM_HOME/bin/native-image ]]; then
+      toolchain=${NATIVE_TOOLCHAIN_DIR:-$ROOT/../shared/native-toolchain}
+      [[ -x $toolchain/setup.sh ]] || die "no $toolchain/setup.sh: set NATIVE_TOOLCHAIN_DIR or GRAALVM_HOME"
+      log "setting up the native toolchain in $GRAALVM_HOME"
+      "$toolchain/setup.sh" "$GRAALVM_HOME" >"$LOGS/native-toolchain.log" 2>&1 ||
+        { tail -n 30 "$LOGS/native-toolchain.log" >&2; die "native toolchain setup failed"; }
+    fi
+    modules=$(IFS=,; echo "${missing[*]}")
+    log "building native executables of $modules (several minutes each)"
+    ./mvnw -B -q -ntp package -Dnative -DskipTests -Dquarkus.native.graalvm-home="$GRAALVM_HOME" -pl "$modules" -am
+  fi
+  for module in "${MODULES[@]}"; do
+    [[ -n $(executable "$module") ]] || die "no native executable in $module/target"
+  done
+else
+  if [[ -z "${SKIP_BUILD:-}" ]]; then
+    log "building (./mvnw package -DskipTests)"
+    ./mvnw -B -q -ntp package -DskipTests
+  fi
+  for module in "${MODULES[@]}"; do
+    [[ -f $(jar "$module") ]] || die "$(jar "$module") is missing: run without SKIP_BUILD"
+  done
 fi
-for module in psp-sandbox payments-api outbox-relay refunds-worker reconciler; do
-  [[ -f $(jar $module) ]] || die "$(jar $module) is missing: run without SKIP_BUILD"
-done
 ./mvnw -B -q -ntp -pl local-infra dependency:build-classpath -Dmdep.outputFile="$STATE/infra.classpath"
 
 PIDS=()
@@ -102,14 +139,16 @@ export RECON_SOURCE='http://127.0.0.1:$PSP_PORT'
 export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 # Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
 export QUARKUS_PROFILE=dev
+# jars or native executables (NATIVE=1): \`./local-stack.sh recon\` runs the same kind
+NATIVE='${NATIVE:-}'
 ENV
 # shellcheck disable=SC1091
 source "$STATE/env"
 
-start() { # NAME PORT READY_PATH [java args...]
+start() { # MODULE PORT READY_PATH [-Dname=value...]
   local name=$1 port=$2 ready=$3
   shift 3
-  "$JAVA" -Xmx384m -Dquarkus.http.port="$port" "$@" >"$LOGS/$name.log" 2>&1 &
+  launch "$name" -Xmx384m -Dquarkus.http.port="$port" "$@" >"$LOGS/$name.log" 2>&1 &
   PIDS+=($!)
   wait_ready "$name" "http://127.0.0.1:$port$ready" "$!" "$LOGS/$name.log"
   log "$name ready on http://127.0.0.1:$port"
@@ -117,17 +156,16 @@ start() { # NAME PORT READY_PATH [java args...]
 
 log "migrating the schema (payments-api as the migration Job)"
 QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true \
-  "$JAVA" -jar "$(jar payments-api)" >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
+  launch payments-api >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
 
-start psp-sandbox "$PSP_PORT" /q/health/ready \
-  -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" -jar "$(jar psp-sandbox)"
-start payments-api "$API_PORT" /q/health/ready -jar "$(jar payments-api)"
-start outbox-relay "$RELAY_PORT" /q/health/ready -jar "$(jar outbox-relay)"
-start refunds-worker "$WORKER_PORT" /q/health/ready -jar "$(jar refunds-worker)"
+start psp-sandbox "$PSP_PORT" /q/health/ready -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks"
+start payments-api "$API_PORT" /q/health/ready
+start outbox-relay "$RELAY_PORT" /q/health/ready
+start refunds-worker "$WORKER_PORT" /q/health/ready
 
 cat <<INFO
 
-The payments platform is running. Ctrl-C stops it.
+The payments platform is running${NATIVE:+ (native executables)}. Ctrl-C stops it.
 
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
   Swagger UI       http://127.0.0.1:$API_PORT/q/swagger-ui

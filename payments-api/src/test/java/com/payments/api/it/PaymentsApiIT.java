@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.matchesPattern;
 
 import com.payments.api.service.WebhookSignature;
 import com.payments.infra.Postgres;
@@ -234,7 +235,7 @@ class PaymentsApiIT {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> given().get(metrics)
                 .then()
                 .statusCode(200)
-                .body(containsString("payments_captures_total{outcome=\"captured\""))
+                .body(matchesPattern("(?s).*payments_captures_total\\{[^}]*outcome=\"captured\".*"))
                 .body(containsString("payments_psp_latency_seconds_bucket")));
     }
 
