@@ -42,6 +42,12 @@ class OutboxRelayIT {
     private static final int PER_KEY = 200;
 
     public static class Profile implements QuarkusTestProfile {
+        /** Plain-text logs: the launcher reads the random HTTP port from the start line, which JSON would wrap. */
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("quarkus.log.console.json.enabled", "false");
+        }
+
         @Override
         public boolean disableGlobalTestResources() {
             return true;

@@ -19,6 +19,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +35,12 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(PspSandboxTestResource.class)
 class RefundsWorkerIT {
     public static class Profile implements QuarkusTestProfile {
+        /** Plain-text logs: the launcher reads the random HTTP port from the start line, which JSON would wrap. */
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("quarkus.log.console.json.enabled", "false");
+        }
+
         @Override
         public boolean disableGlobalTestResources() {
             return true;
