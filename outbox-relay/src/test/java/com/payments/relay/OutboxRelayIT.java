@@ -10,6 +10,7 @@ import com.payments.infra.Kafka;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
+import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -35,8 +36,12 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(OutboxRelayIT.Profile.class)
-@WithTestResource(PostgresTestResource.class)
-@WithTestResource(KafkaTestResource.class)
+@WithTestResource(
+        value = PostgresTestResource.class,
+        scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(
+        value = KafkaTestResource.class,
+        scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class OutboxRelayIT {
     private static final int KEYS = 5;
     private static final int PER_KEY = 200;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
+import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -25,7 +26,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 @QuarkusMainIntegrationTest
 @TestProfile(ReconcilerIT.Profile.class)
-@WithTestResource(PostgresTestResource.class)
+@WithTestResource(
+        value = PostgresTestResource.class,
+        scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class ReconcilerIT {
     private static final LocalDate DAY = LocalDate.parse("2033-03-10");
 

@@ -11,6 +11,7 @@ import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandbox;
 import com.payments.infra.PspSandboxTestResource;
+import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -30,9 +31,15 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(RefundsWorkerIT.Profile.class)
-@WithTestResource(PostgresTestResource.class)
-@WithTestResource(KafkaTestResource.class)
-@WithTestResource(PspSandboxTestResource.class)
+@WithTestResource(
+        value = PostgresTestResource.class,
+        scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(
+        value = KafkaTestResource.class,
+        scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(
+        value = PspSandboxTestResource.class,
+        scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RefundsWorkerIT {
     public static class Profile implements QuarkusTestProfile {
         /** Plain-text logs: the launcher reads the random HTTP port from the start line, which JSON would wrap. */

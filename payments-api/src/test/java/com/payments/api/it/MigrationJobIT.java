@@ -6,6 +6,7 @@ import com.payments.contracts.SchemaVersion;
 import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.junit.main.Launch;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
 @TestProfile(MigrationJobProfile.class)
 @WithTestResource(
         value = PostgresTestResource.class,
+        scope = TestResourceScope.RESTRICTED_TO_CLASS,
         initArgs = {
             @ResourceArg(name = "prefix", value = "migration_job_it"),
             @ResourceArg(name = "migrate", value = "false")
