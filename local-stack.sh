@@ -8,7 +8,7 @@
 #   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
 #   NATIVE=1 ./local-stack.sh     the same with the native executables (<module>/target/*-runner), built first with the
-#                                 test toolchain when missing (docs/deployment.md, "Native executables")
+#                                 test toolchain when missing (docs/deployment.md, "Native images")
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -80,9 +80,9 @@ if [[ -n "${NATIVE:-}" ]]; then
     GRAALVM_HOME=${GRAALVM_HOME:-$STATE/graalvm-home}
     if [[ ! -x $GRAALVM_HOME/bin/native-image ]]; then
       toolchain=${NATIVE_TOOLCHAIN_DIR:-$ROOT/../shared/native-toolchain}
-      [[ -x $toolchain/setup.sh ]] || die "no $toolchain/setup.sh: set NATIVE_TOOLCHAIN_DIR or GRAALVM_HOME"
+      [[ -f $toolchain/setup.sh ]] || die "no $toolchain/setup.sh: set NATIVE_TOOLCHAIN_DIR or GRAALVM_HOME"
       log "setting up the native toolchain in $GRAALVM_HOME"
-      "$toolchain/setup.sh" "$GRAALVM_HOME" >"$LOGS/native-toolchain.log" 2>&1 ||
+      bash "$toolchain/setup.sh" "$GRAALVM_HOME" >"$LOGS/native-toolchain.log" 2>&1 ||
         { tail -n 30 "$LOGS/native-toolchain.log" >&2; die "native toolchain setup failed"; }
     fi
     modules=$(IFS=,; echo "${missing[*]}")
