@@ -36,12 +36,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(OutboxRelayIT.Profile.class)
-@WithTestResource(
-        value = PostgresTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS)
-@WithTestResource(
-        value = KafkaTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class OutboxRelayIT {
     private static final int KEYS = 5;
     private static final int PER_KEY = 200;

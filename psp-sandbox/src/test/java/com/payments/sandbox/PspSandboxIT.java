@@ -30,9 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(PspSandboxIT.Profile.class)
-@WithTestResource(
-        value = WebhookReceiver.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = WebhookReceiver.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class PspSandboxIT {
     static final String SECRET = "whsec_it_sandbox";
 

@@ -26,9 +26,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 @QuarkusMainIntegrationTest
 @TestProfile(ReconcilerIT.Profile.class)
-@WithTestResource(
-        value = PostgresTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class ReconcilerIT {
     private static final LocalDate DAY = LocalDate.parse("2033-03-10");
 

@@ -31,15 +31,9 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(RefundsWorkerIT.Profile.class)
-@WithTestResource(
-        value = PostgresTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS)
-@WithTestResource(
-        value = KafkaTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS)
-@WithTestResource(
-        value = PspSandboxTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RefundsWorkerIT {
     public static class Profile implements QuarkusTestProfile {
         /** Plain-text logs: the launcher reads the random HTTP port from the start line, which JSON would wrap. */

@@ -42,7 +42,8 @@ import org.junit.jupiter.api.Test;
 @TestProfile(IntegrationProfile.class)
 @WithTestResource(
         value = PostgresTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = @ResourceArg(name = "prefix", value = "api_it"))
+        scope = TestResourceScope.RESTRICTED_TO_CLASS,
+        initArgs = @ResourceArg(name = "prefix", value = "api_it"))
 @WithTestResource(
         value = PspSandboxTestResource.class,
         scope = TestResourceScope.RESTRICTED_TO_CLASS,
