@@ -10,8 +10,6 @@ import com.payments.infra.Kafka;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -36,8 +34,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(OutboxRelayIT.Profile.class)
-@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class OutboxRelayIT {
     private static final int KEYS = 5;
     private static final int PER_KEY = 200;
@@ -47,6 +43,13 @@ class OutboxRelayIT {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("quarkus.log.console.json.enabled", "false");
+        }
+
+        /** Only these start: with disableGlobalTestResources, a profile's own resources are the suite's. */
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(
+                    new TestResourceEntry(PostgresTestResource.class), new TestResourceEntry(KafkaTestResource.class));
         }
 
         @Override

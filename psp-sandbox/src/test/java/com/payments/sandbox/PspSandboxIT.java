@@ -11,8 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -20,6 +18,7 @@ import io.restassured.response.Response;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(PspSandboxIT.Profile.class)
-@WithTestResource(value = WebhookReceiver.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class PspSandboxIT {
     static final String SECRET = "whsec_it_sandbox";
 
@@ -38,6 +36,12 @@ class PspSandboxIT {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("psp.webhook.secret", SECRET);
+        }
+
+        /** Only these start: with disableGlobalTestResources, a profile's own resources are the suite's. */
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(WebhookReceiver.class));
         }
 
         @Override

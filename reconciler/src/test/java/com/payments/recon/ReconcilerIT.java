@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.junit.main.LaunchResult;
@@ -26,7 +24,6 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 @QuarkusMainIntegrationTest
 @TestProfile(ReconcilerIT.Profile.class)
-@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class ReconcilerIT {
     private static final LocalDate DAY = LocalDate.parse("2033-03-10");
 
@@ -35,6 +32,12 @@ class ReconcilerIT {
         public Map<String, String> getConfigOverrides() {
             // plain-text logs, as the launcher and the assertions on the summary line read them
             return Map.of("recon.report-after", "0s", "quarkus.log.console.json.enabled", "false");
+        }
+
+        /** Only these start: with disableGlobalTestResources, a profile's own resources are the suite's. */
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(PostgresTestResource.class));
         }
 
         @Override

@@ -11,8 +11,6 @@ import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandbox;
 import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -31,15 +29,21 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(RefundsWorkerIT.Profile.class)
-@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-@WithTestResource(value = PspSandboxTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RefundsWorkerIT {
     public static class Profile implements QuarkusTestProfile {
         /** Plain-text logs: the launcher reads the random HTTP port from the start line, which JSON would wrap. */
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("quarkus.log.console.json.enabled", "false");
+        }
+
+        /** Only these start: with disableGlobalTestResources, a profile's own resources are the suite's. */
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(
+                    new TestResourceEntry(PostgresTestResource.class),
+                    new TestResourceEntry(KafkaTestResource.class),
+                    new TestResourceEntry(PspSandboxTestResource.class));
         }
 
         @Override

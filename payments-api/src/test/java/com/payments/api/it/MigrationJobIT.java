@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.contracts.SchemaVersion;
 import com.payments.infra.Postgres;
-import com.payments.infra.PostgresTestResource;
-import io.quarkus.test.common.ResourceArg;
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.junit.main.Launch;
 import io.quarkus.test.junit.main.LaunchResult;
@@ -26,13 +22,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusMainIntegrationTest
 @TestProfile(MigrationJobProfile.class)
-@WithTestResource(
-        value = PostgresTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS,
-        initArgs = {
-            @ResourceArg(name = "prefix", value = "migration_job_it"),
-            @ResourceArg(name = "migrate", value = "false")
-        })
 class MigrationJobIT {
     Postgres.Database database;
 

@@ -9,12 +9,7 @@ import static org.hamcrest.Matchers.matchesPattern;
 
 import com.payments.api.service.WebhookSignature;
 import com.payments.infra.Postgres;
-import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandbox;
-import com.payments.infra.PspSandboxTestResource;
-import io.quarkus.test.common.ResourceArg;
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.TestProfile;
@@ -40,14 +35,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusIntegrationTest
 @TestProfile(IntegrationProfile.class)
-@WithTestResource(
-        value = PostgresTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS,
-        initArgs = @ResourceArg(name = "prefix", value = "api_it"))
-@WithTestResource(
-        value = PspSandboxTestResource.class,
-        scope = TestResourceScope.RESTRICTED_TO_CLASS,
-        initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"))
 class PaymentsApiIT {
     Postgres.Database database;
     PspSandbox sandbox;
