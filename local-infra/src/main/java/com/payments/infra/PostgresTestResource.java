@@ -14,12 +14,16 @@ import java.util.Map;
  *
  * <p>Init arg {@code prefix} (default {@code test}) starts the database name. Init arg {@code login}: {@code owner}
  * (default: the server's user, who also migrated the database) or {@code app} (the services' role {@value
- * Postgres#APP_ROLE}, as in production).
+ * Postgres#APP_ROLE}, as in production). Init arg {@code migrate=false} leaves the database empty (the migration
+ * Job's starting point). A test field of type {@link Postgres.Database} receives the database as its owner, also in a
+ * {@code @QuarkusIntegrationTest}, where the application runs in another process.
  */
 public class PostgresTestResource implements QuarkusTestResourceLifecycleManager {
 
     private String prefix = "test";
     private boolean asApp;
+    private boolean migrate = true;
+    private Postgres.Database database;
 
     @Override
     public void init(Map<String, String> initArgs) {
@@ -29,17 +33,23 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
             throw new IllegalArgumentException("login must be owner or app, not " + login);
         }
         asApp = login.equals("app");
+        migrate = Boolean.parseBoolean(initArgs.getOrDefault("migrate", "true"));
     }
 
     @Override
     public Map<String, String> start() {
-        Postgres.Database migrated = Postgres.freshDatabase(prefix);
-        Postgres.Database database = asApp ? migrated.asApp() : migrated;
+        database = migrate ? Postgres.freshDatabase(prefix) : Postgres.emptyDatabase(prefix);
+        Postgres.Database login = asApp ? database.asApp() : database;
         return Map.of(
-                "quarkus.datasource.reactive.url", database.reactiveUrl(),
-                "quarkus.datasource.jdbc.url", database.jdbcUrl(),
-                "quarkus.datasource.username", database.user(),
-                "quarkus.datasource.password", database.password());
+                "quarkus.datasource.reactive.url", login.reactiveUrl(),
+                "quarkus.datasource.jdbc.url", login.jdbcUrl(),
+                "quarkus.datasource.username", login.user(),
+                "quarkus.datasource.password", login.password());
+    }
+
+    @Override
+    public void inject(TestInjector testInjector) {
+        testInjector.injectIntoFields(database, new TestInjector.MatchesType(Postgres.Database.class));
     }
 
     @Override
