@@ -163,11 +163,6 @@ public final class QuarkusProcess implements AutoCloseable {
         throw new IllegalStateException(module + " not ready within " + timeout + "; see " + log);
     }
 
-    /** Whether this process runs the module's native executable rather than its jar. */
-    public boolean isNative() {
-        return nativeExecutable(module) != null;
-    }
-
     /** The native executable that {@code quarkus-artifact.properties} names, or null when the last build made a jar. */
     private static Path nativeExecutable(String module) {
         Path target = locate(module + "/target");

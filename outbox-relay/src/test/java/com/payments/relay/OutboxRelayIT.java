@@ -8,6 +8,8 @@ import static org.hamcrest.Matchers.equalTo;
 
 import com.payments.infra.Kafka;
 import com.payments.infra.KafkaTestResource;
+import com.payments.infra.ManagementPortTestResource;
+import com.payments.infra.ManagementPortTestResource.Management;
 import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -49,7 +51,9 @@ class OutboxRelayIT {
         @Override
         public List<TestResourceEntry> testResources() {
             return List.of(
-                    new TestResourceEntry(PostgresTestResource.class), new TestResourceEntry(KafkaTestResource.class));
+                    new TestResourceEntry(PostgresTestResource.class, Map.of("login", "app")),
+                    new TestResourceEntry(ManagementPortTestResource.class),
+                    new TestResourceEntry(KafkaTestResource.class));
         }
 
         @Override
@@ -59,6 +63,7 @@ class OutboxRelayIT {
     }
 
     Postgres.Database database;
+    Management management;
 
     @Test
     void publishesEveryRowInCommitOrderPerKeyAndMarksItSent() throws Exception {
@@ -94,11 +99,16 @@ class OutboxRelayIT {
 
     @Test
     void readyAsPublisherWithMetrics() {
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().get("/q/health/ready")
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> given().baseUri(management.url())
+                .get("/q/health/ready")
                 .then()
                 .statusCode(200)
                 .body("checks.find { it.name == 'outbox-relay' }.data.publisher", equalTo(true)));
-        given().get("/q/metrics").then().statusCode(200).body(containsString("outbox_published_total"));
+        given().baseUri(management.url())
+                .get("/q/metrics")
+                .then()
+                .statusCode(200)
+                .body(containsString("outbox_published_total"));
     }
 
     private long unsent(String topic) throws Exception {

@@ -37,7 +37,8 @@ class ReconcilerIT {
         /** Only these start: with disableGlobalTestResources, a profile's own resources are the suite's. */
         @Override
         public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(PostgresTestResource.class));
+            // the CronJob logs in as the application role (k8s/base/reconciler-cronjob.yaml)
+            return List.of(new TestResourceEntry(PostgresTestResource.class, Map.of("login", "app")));
         }
 
         @Override

@@ -7,6 +7,8 @@ import static org.hamcrest.Matchers.equalTo;
 
 import com.payments.contracts.events.RefundRequested;
 import com.payments.infra.KafkaTestResource;
+import com.payments.infra.ManagementPortTestResource;
+import com.payments.infra.ManagementPortTestResource.Management;
 import com.payments.infra.Postgres;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandbox;
@@ -41,7 +43,8 @@ class RefundsWorkerIT {
         @Override
         public List<TestResourceEntry> testResources() {
             return List.of(
-                    new TestResourceEntry(PostgresTestResource.class),
+                    new TestResourceEntry(PostgresTestResource.class, Map.of("login", "app")),
+                    new TestResourceEntry(ManagementPortTestResource.class),
                     new TestResourceEntry(KafkaTestResource.class),
                     new TestResourceEntry(PspSandboxTestResource.class));
         }
@@ -53,6 +56,7 @@ class RefundsWorkerIT {
     }
 
     Postgres.Database database;
+    Management management;
     PspSandbox sandbox;
 
     @Test
@@ -80,6 +84,10 @@ class RefundsWorkerIT {
                             sql, "SELECT count(*) FROM outbox WHERE event_type = 'RefundSucceeded'"))
                     .isEqualTo(1);
         }
-        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+        given().baseUri(management.url())
+                .get("/q/health/ready")
+                .then()
+                .statusCode(200)
+                .body("status", equalTo("UP"));
     }
 }

@@ -8,14 +8,14 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 
 import com.payments.api.service.WebhookSignature;
+import com.payments.infra.ManagementPortTestResource.Management;
 import com.payments.infra.Postgres;
 import com.payments.infra.PspSandbox;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import java.net.URL;
+import io.restassured.specification.RequestSpecification;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -31,25 +31,21 @@ import org.junit.jupiter.api.Test;
 /**
  * payments-api as it is shipped: the packaged jar ({@code ./mvnw verify}) or the native executable ({@code -Dnative}),
  * in its own process with the prod profile, against a real PostgreSQL and a real psp-sandbox process. Each test
- * talks HTTP only and checks the database with plain JDBC; the merchant comes from the operator API, as in production.
+ * talks HTTP only and checks the database with plain JDBC (as the schema owner; the service logs in as the
+ * application role); the merchant comes from the operator API on the management port, as in production.
  */
 @QuarkusIntegrationTest
 @TestProfile(IntegrationProfile.class)
 class PaymentsApiIT {
     Postgres.Database database;
     PspSandbox sandbox;
-
-    @TestHTTPResource(value = "/q/health/ready", management = true)
-    URL ready;
-
-    @TestHTTPResource(value = "/q/metrics", management = true)
-    URL metrics;
+    Management management;
 
     private String apiKey;
 
     @BeforeEach
     void merchantFromTheOperatorApi() {
-        Response created = given().header("Authorization", "Bearer " + IntegrationProfile.ADMIN_TOKEN)
+        Response created = operator()
                 .contentType(ContentType.JSON)
                 .body("{\"name\":\"IT Shop\",\"rateLimitPerSecond\":1000}")
                 .post("/v1/admin/merchants");
@@ -192,7 +188,7 @@ class PaymentsApiIT {
 
     @Test
     void operatorApiIssuesKeysAndListsOperationsOnlyWithTheToken() {
-        String merchantId = given().header("Authorization", "Bearer " + IntegrationProfile.ADMIN_TOKEN)
+        String merchantId = operator()
                 .contentType(ContentType.JSON)
                 .body("{\"name\":\"Rotating Shop\"}")
                 .post("/v1/admin/merchants")
@@ -200,35 +196,49 @@ class PaymentsApiIT {
                 .statusCode(201)
                 .extract()
                 .path("merchantId");
-        Response rotated = given().header("Authorization", "Bearer " + IntegrationProfile.ADMIN_TOKEN)
-                .post("/v1/admin/merchants/" + merchantId + "/keys?revokeOthers=true");
+        Response rotated = operator().post("/v1/admin/merchants/" + merchantId + "/keys?revokeOthers=true");
         rotated.then().statusCode(201).body("revokedKeys", equalTo(1));
         given().header("Authorization", "Bearer " + (String) rotated.path("apiKey"))
                 .get("/v1/payments/" + UUID.randomUUID())
                 .then()
                 .statusCode(404);
 
-        given().header("Authorization", "Bearer " + IntegrationProfile.ADMIN_TOKEN)
+        operator()
                 .get("/v1/admin/operations?status=OPEN&limit=10")
                 .then()
                 .statusCode(200)
                 .contentType(ContentType.JSON);
-        given().header("Authorization", "Bearer not-the-token")
+        given().baseUri(management.url())
+                .header("Authorization", "Bearer not-the-token")
                 .get("/v1/admin/operations")
                 .then()
                 .statusCode(401)
                 .contentType("application/problem+json");
+        // never on the merchant port, whatever the token
+        given().header("Authorization", "Bearer " + IntegrationProfile.ADMIN_TOKEN)
+                .get("/v1/admin/operations")
+                .then()
+                .statusCode(404);
     }
 
     @Test
     void healthAndMetrics() {
         capture(unique("key"), payment(unique("order"), 100, "tok_visa")).then().statusCode(201);
-        given().get(ready).then().statusCode(200).body("status", equalTo("UP"));
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> given().get(metrics)
+        given().baseUri(management.url())
+                .get("/q/health/ready")
+                .then()
+                .statusCode(200)
+                .body("status", equalTo("UP"));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> given().baseUri(management.url())
+                .get("/q/metrics")
                 .then()
                 .statusCode(200)
                 .body(matchesPattern("(?s).*payments_captures_total\\{[^}]*outcome=\"captured\".*"))
                 .body(containsString("payments_psp_latency_seconds_bucket")));
+    }
+
+    private RequestSpecification operator() {
+        return given().baseUri(management.url()).header("Authorization", "Bearer " + IntegrationProfile.ADMIN_TOKEN);
     }
 
     private Response capture(String idempotencyKey, String body) {
