@@ -11,7 +11,8 @@
 #   PROMETHEUS=1 ./local-stack.sh also start Prometheus (Debian package `prometheus`) on PROMETHEUS_PORT (9090),
 #                scraping every service with the alerts of k8s/monitoring/prometheus-rule.yaml (needs node/npm)
 #   NATIVE=1 ./local-stack.sh     the same with the native executables (<module>/target/*-runner), built first with the
-#                                 test toolchain when missing (docs/deployment.md, "Native images")
+#                                 test toolchain when missing (docs/deployment.md, "Native images"); NATIVE=MODULE,...
+#                                 runs only those natively, the others as jars
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -39,11 +40,14 @@ port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 jar() { echo "$ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
 executable() { compgen -G "$ROOT/$1/target/*-runner" | head -n 1; }
-# launch MODULE [-Dname=value...]: the module's jar on $JAVA, or its native executable with NATIVE=1 (same options)
+# native MODULE: whether MODULE runs as its native executable (NATIVE=1: every service; NATIVE=payments-api,psp-sandbox:
+# those, the others as jars)
+native() { [[ ${NATIVE:-} == 1 || ",${NATIVE:-}," == *",$1,"* ]]; }
+# launch MODULE [-Dname=value...]: the module's jar on $JAVA, or its native executable (same options)
 launch() {
   local module=$1
   shift
-  if [[ -n "${NATIVE:-}" ]]; then
+  if native "$module"; then
     "$(executable "$module")" "$@"
   else
     "$JAVA" "$@" -jar "$(jar "$module")"
@@ -62,7 +66,7 @@ if [[ "${1:-}" == "recon" ]]; then
   [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
   # shellcheck disable=SC1091
   source "$STATE/env"
-  if [[ -n "${NATIVE:-}" ]]; then exec "$(executable reconciler)" "${@:2}"; fi
+  if native reconciler; then exec "$(executable reconciler)" "${@:2}"; fi
   exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
 fi
 
@@ -79,33 +83,33 @@ done
 
 mkdir -p "$LOGS"
 MODULES=(psp-sandbox payments-api outbox-relay refunds-worker reconciler)
-if [[ -n "${NATIVE:-}" ]]; then
-  missing=()
-  for module in "${MODULES[@]}"; do [[ -n $(executable "$module") ]] || missing+=("$module"); done
-  if ((${#missing[@]})); then
-    # The test toolchain (shared/native-toolchain): a GraalVM home made from Temurin 25 and Maven Central jars.
-    GRAALVM_HOME=${GRAALVM_HOME:-$STATE/graalvm-home}
-    if [[ ! -x $GRAALVM_HOME/bin/native-image ]]; then
-      toolchain=${NATIVE_TOOLCHAIN_DIR:-$ROOT/../shared/native-toolchain}
-      [[ -f $toolchain/setup.sh ]] || die "no $toolchain/setup.sh: set NATIVE_TOOLCHAIN_DIR or GRAALVM_HOME"
-      log "setting up the native toolchain in $GRAALVM_HOME"
-      bash "$toolchain/setup.sh" "$GRAALVM_HOME" >"$LOGS/native-toolchain.log" 2>&1 ||
-        { tail -n 30 "$LOGS/native-toolchain.log" >&2; die "native toolchain setup failed"; }
-    fi
-    modules=$(IFS=,; echo "${missing[*]}")
-    log "building native executables of $modules (several minutes each)"
-    ./mvnw -B -q -ntp package -Dnative -DskipTests -Dquarkus.native.graalvm-home="$GRAALVM_HOME" -pl "$modules" -am
-  fi
-  for module in "${MODULES[@]}"; do
-    [[ -n $(executable "$module") ]] || die "no native executable in $module/target"
-  done
-else
-  if [[ -z "${SKIP_BUILD:-}" ]]; then
-    log "building (./mvnw package -DskipTests)"
-    ./mvnw -B -q -ntp package -DskipTests
-  fi
-  for module in "${MODULES[@]}"; do
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+  log "building (./mvnw package -DskipTests)"
+  ./mvnw -B -q -ntp package -DskipTests
+fi
+missing=()
+for module in "${MODULES[@]}"; do
+  if native "$module"; then
+    [[ -n $(executable "$module") ]] || missing+=("$module")
+  else
     [[ -f $(jar "$module") ]] || die "$(jar "$module") is missing: run without SKIP_BUILD"
+  fi
+done
+if ((${#missing[@]})); then
+  # The test toolchain (shared/native-toolchain): a GraalVM home made from Temurin 25 and Maven Central jars.
+  GRAALVM_HOME=${GRAALVM_HOME:-$STATE/graalvm-home}
+  if [[ ! -x $GRAALVM_HOME/bin/native-image ]]; then
+    toolchain=${NATIVE_TOOLCHAIN_DIR:-$ROOT/../shared/native-toolchain}
+    [[ -f $toolchain/setup.sh ]] || die "no $toolchain/setup.sh: set NATIVE_TOOLCHAIN_DIR or GRAALVM_HOME"
+    log "setting up the native toolchain in $GRAALVM_HOME"
+    bash "$toolchain/setup.sh" "$GRAALVM_HOME" >"$LOGS/native-toolchain.log" 2>&1 ||
+      { tail -n 30 "$LOGS/native-toolchain.log" >&2; die "native toolchain setup failed"; }
+  fi
+  modules=$(IFS=,; echo "${missing[*]}")
+  log "building native executables of $modules (several minutes each)"
+  ./mvnw -B -q -ntp package -Dnative -DskipTests -Dquarkus.native.graalvm-home="$GRAALVM_HOME" -pl "$modules" -am
+  for module in "${missing[@]}"; do
+    [[ -n $(executable "$module") ]] || die "no native executable in $module/target"
   done
 fi
 ./mvnw -B -q -ntp -pl local-infra dependency:build-classpath -Dmdep.outputFile="$STATE/infra.classpath"
@@ -147,7 +151,7 @@ export RECON_SOURCE='http://127.0.0.1:$PSP_PORT'
 export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 # Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
 export QUARKUS_PROFILE=dev
-# jars or native executables (NATIVE=1): \`./local-stack.sh recon\` runs the same kind
+# which services run natively (NATIVE): \`./local-stack.sh recon\` runs the same kind
 NATIVE='${NATIVE:-}'
 ENV
 # shellcheck disable=SC1091
@@ -175,7 +179,7 @@ start refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT" -Dquarkus.manageme
 
 cat <<INFO
 
-The payments platform is running${NATIVE:+ (native executables)}. Ctrl-C stops it.
+The payments platform is running${NATIVE:+ (native executables: NATIVE=$NATIVE)}. Ctrl-C stops it.
 
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
   Operator API     http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin  (also on :$API_PORT locally; docs/deployment.md)

@@ -7,7 +7,8 @@
 #   bench/native-vs-jvm.sh                  # both kinds; no build here: jars and executables must exist
 #   MODES=native DURATION=20s bench/native-vs-jvm.sh
 # Native executables come from `./mvnw package -Dnative -pl <module> -am` with the test toolchain
-# (docs/deployment.md, "Native images"); a service without one is left out of the native run.
+# (docs/deployment.md, "Native images"); a service without one runs as its jar in the native run too (its lines say
+# "jar").
 # Heaps: native -Xmx at 80 % of the k8s limit (the toolchain's executables do not see container limits, a Mandrel one
 # sizes its heap from them); JVM -Xmx at 50 % of the prod-jvm overlay's limit (JAVA_MAX_MEM_RATIO=50).
 # Ports BASE_PORT..BASE_PORT+6 (default 18100); PostgreSQL and Kafka: local-infra's LocalInfraMain (it uses
@@ -47,21 +48,17 @@ eval "$(grep '^export ' "$LOGDIR/infra.env")"
 executable() { compgen -G "$1/target/*-runner" | head -n 1; }
 # command MODE MODULE: the command line that runs MODULE's artifact of MODE, with its heap
 command_of() {
-  if [[ $1 == native ]]; then echo "$(executable "$2") -Xmx${NATIVE_HEAP[$2]}"
+  if [[ $1 == native && -n $(executable "$2") ]]; then echo "$(executable "$2") -Xmx${NATIVE_HEAP[$2]}"
   else echo "$JAVA -Xmx${JVM_HEAP[$2]} -jar $2/target/quarkus-app/quarkus-run.jar"; fi
 }
+kind_of() { if [[ $1 == native && -n $(executable "$2") ]]; then echo native; else echo jar; fi; }
 rss() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo 0; }
 millis() { date +%s%3N; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "commit $(git rev-parse --short HEAD) $(date -u +%FT%TZ), $(nproc) cores, load average $(load)"
 for mode in $MODES; do
-  services=()
-  for s in "${SERVICES[@]}"; do
-    if [[ $mode == jvm || -n $(executable "$s") ]]; then services+=("$s"); else echo "$mode: no executable of $s"; fi
-  done
-  [[ " ${services[*]} " == *" payments-api "* && " ${services[*]} " == *" psp-sandbox "* ]] ||
-    { echo "$mode: payments-api and psp-sandbox are needed"; continue; }
+  services=("${SERVICES[@]}")
   DB=bench_${mode}_$(date +%s)
   PGPASSWORD=$PAYMENTS_PG_PASSWORD psql -q -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" \
     -d postgres -c "CREATE DATABASE $DB" >/dev/null
@@ -81,7 +78,8 @@ for mode in $MODES; do
     [[ $s != psp-sandbox ]] && args+=(-Dquarkus.management.port="${MANAGEMENT[$s]}" -Dquarkus.management.host=127.0.0.1)
     read -ra cmd <<<"$(command_of "$mode" "$s")"
     # the options go before -jar for the JVM; the executable takes them anywhere
-    if [[ $mode == jvm ]]; then cmd=("${cmd[0]}" "${cmd[1]}" "${args[@]}" "${cmd[@]:2}"); else cmd+=("${args[@]}"); fi
+    if [[ $(kind_of "$mode" "$s") == jar ]]; then cmd=("${cmd[0]}" "${cmd[1]}" "${args[@]}" "${cmd[@]:2}")
+    else cmd+=("${args[@]}"); fi
     t0=$(millis)
     "${cmd[@]}" >"$LOGDIR/$mode-$s.log" 2>&1 &
     PID[$s]=$!
@@ -116,19 +114,20 @@ for mode in $MODES; do
   statuses=$(grep '^statuses:' <<<"$OUT" || true)
   echo "$mode: captures/s $rate, p99 $p99 at $CONNECTIONS connections ($statuses), load average $(load)"
   for s in "${services[@]}"; do
-    echo "$mode $s: ready ${READY[$s]} ms (log: started in ${STARTED[$s]:-?} s), idle RSS ${IDLE[$s]} MiB," \
+    echo "$mode $s ($(kind_of "$mode" "$s")): ready ${READY[$s]} ms (log: started in ${STARTED[$s]:-?} s), idle RSS ${IDLE[$s]} MiB," \
       "RSS under capture load (max) ${PEAK[$s]} MiB"
   done
-  if [[ $mode == jvm || -n $(executable reconciler) ]]; then
-    read -ra cmd <<<"$(command_of "$mode" reconciler)"
+  read -ra cmd <<<"$(command_of "$mode" reconciler)"
+  {
     set +e
     /usr/bin/time -f '%e %M' -o "$LOGDIR/$mode-recon.time" "${cmd[@]}" --date="$(date -u +%F)" --lookback=0 \
       >"$LOGDIR/$mode-recon.log" 2>&1
     code=$?
     set -e
     read -r secs kb <"$LOGDIR/$mode-recon.time"
-    echo "$mode reconciler: exit $code in ${secs} s over the day's captures, max RSS $((kb / 1024)) MiB"
-  fi
+    echo "$mode reconciler ($(kind_of "$mode" reconciler)): exit $code in ${secs} s over the day's captures," \
+      "max RSS $((kb / 1024)) MiB"
+  }
   for s in "${services[@]}"; do kill "${PID[$s]}" 2>/dev/null || true; done
   wait "${PID[@]}" 2>/dev/null || true
 done

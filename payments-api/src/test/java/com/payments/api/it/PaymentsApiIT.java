@@ -95,7 +95,10 @@ class PaymentsApiIT {
     void declineIs402WithTheDeclineCode() throws SQLException {
         Response declined = capture(unique("key"), payment(unique("order"), 1200, "tok_chargeDeclined"));
         declined.then().statusCode(402).body("status", equalTo("FAILED")).body("declineCode", equalTo("card_declined"));
-        assertThat(count("SELECT count(*) FROM ledger_transactions WHERE reference = ?", declined.path("id")))
+        String id = declined.path("id");
+        assertThat(count("SELECT count(*) FROM payments WHERE id = ?::uuid AND status = 'FAILED'", id))
+                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM ledger_transactions WHERE reference = ?", id))
                 .isZero();
     }
 
