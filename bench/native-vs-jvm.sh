@@ -118,16 +118,14 @@ for mode in $MODES; do
       "RSS under capture load (max) ${PEAK[$s]} MiB"
   done
   read -ra cmd <<<"$(command_of "$mode" reconciler)"
-  {
-    set +e
-    /usr/bin/time -f '%e %M' -o "$LOGDIR/$mode-recon.time" "${cmd[@]}" --date="$(date -u +%F)" --lookback=0 \
-      >"$LOGDIR/$mode-recon.log" 2>&1
-    code=$?
-    set -e
-    read -r secs kb <"$LOGDIR/$mode-recon.time"
-    echo "$mode reconciler ($(kind_of "$mode" reconciler)): exit $code in ${secs} s over the day's captures," \
-      "max RSS $((kb / 1024)) MiB"
-  }
+  set +e
+  /usr/bin/time -f '%e %M' -o "$LOGDIR/$mode-recon.time" "${cmd[@]}" --date="$(date -u +%F)" --lookback=0 \
+    >"$LOGDIR/$mode-recon.log" 2>&1
+  code=$?
+  set -e
+  read -r secs kb < <(tail -n 1 "$LOGDIR/$mode-recon.time") # after "Command exited with non-zero status" if any
+  echo "$mode reconciler ($(kind_of "$mode" reconciler)): exit $code in ${secs} s over the day's captures," \
+    "max RSS $((kb / 1024)) MiB"
   for s in "${services[@]}"; do kill "${PID[$s]}" 2>/dev/null || true; done
   wait "${PID[@]}" 2>/dev/null || true
 done
