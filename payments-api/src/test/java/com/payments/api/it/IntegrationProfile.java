@@ -31,19 +31,19 @@ public class IntegrationProfile implements QuarkusTestProfile {
                 "payments.resolver.every",
                 "off",
                 "quarkus.fault-tolerance.\"com.payments.api.client.PspGateway/charge\".timeout.value",
-                "4000");
+                "6000");
     }
 
     /**
      * A fresh migrated database that the service uses as the application role, a sandbox that answers
-     * tok_timeoutCaptured after 8 s (past the 4 s timeout), and a known management port.
+     * tok_timeoutCaptured after 15 s (past the 6 s timeout; a loaded machine took over 4 s for a plain charge), and a known management port.
      */
     @Override
     public List<TestResourceEntry> testResources() {
         return List.of(
                 new TestResourceEntry(PostgresTestResource.class, Map.of("prefix", "api_it", "login", "app")),
                 new TestResourceEntry(ManagementPortTestResource.class),
-                new TestResourceEntry(PspSandboxTestResource.class, Map.of("psp.timeout-delay", "8s")));
+                new TestResourceEntry(PspSandboxTestResource.class, Map.of("psp.timeout-delay", "15s")));
     }
 
     @Override

@@ -129,7 +129,7 @@ class PaymentsApiIT {
 
     @Test
     void signedWebhookSettlesAnUnknownPaymentAndABadSignatureIsRefused() throws SQLException {
-        // The sandbox records the charge and answers only after 8 s, past our 4 s timeout: the answer is lost.
+        // The sandbox records the charge and answers only after 15 s, past our 6 s timeout: the answer is lost.
         Response unknown = capture(unique("key"), payment(unique("order"), 2100, "tok_timeoutCaptured"));
         unknown.then().statusCode(202).body("status", equalTo("UNKNOWN"));
         String id = unknown.path("id");
