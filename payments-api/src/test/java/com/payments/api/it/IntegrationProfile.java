@@ -36,7 +36,8 @@ public class IntegrationProfile implements QuarkusTestProfile {
 
     /**
      * A fresh migrated database that the service uses as the application role, a sandbox that answers
-     * tok_timeoutCaptured after 15 s (past the 6 s timeout; a loaded machine took over 4 s for a plain charge), and a known management port.
+     * tok_timeoutCaptured after 15 s (past the 6 s timeout; a loaded machine took over 4 s for a plain charge), and a
+     * known management port.
      */
     @Override
     public List<TestResourceEntry> testResources() {
