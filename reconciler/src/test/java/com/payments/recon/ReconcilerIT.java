@@ -38,7 +38,7 @@ class ReconcilerIT {
         @Override
         public List<TestResourceEntry> testResources() {
             // the CronJob logs in as the application role (k8s/base/reconciler-cronjob.yaml)
-            return List.of(new TestResourceEntry(PostgresTestResource.class, Map.of("login", "app")));
+            return List.of(new TestResourceEntry(PostgresTestResource.class, Map.of("login", "app", "keep", "reconciler-it")));
         }
 
         @Override
@@ -51,8 +51,8 @@ class ReconcilerIT {
 
     @Test
     void aMissingFileExitsOneANewBreakZeroTheSameBreakSeenAgainTwo(QuarkusMainLauncher launcher) {
-        // First, as it also starts the suite's database (the test resources start with the first launch, and only
-        // then is the database injected here).
+        // First: the test resources start with a launch (each launch restarts them; "keep" gives every launch the
+        // same database), and only then is the database injected here.
         LaunchResult unreadable = launcher.launch(
                 "--date=" + DAY, "--source=/nonexistent/" + UUID.randomUUID() + "/{date}.csv", "--lookback=0");
         assertThat(unreadable.exitCode()).as(unreadable.getOutput()).isEqualTo(1);
