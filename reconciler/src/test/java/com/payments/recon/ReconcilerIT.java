@@ -38,7 +38,8 @@ class ReconcilerIT {
         @Override
         public List<TestResourceEntry> testResources() {
             // the CronJob logs in as the application role (k8s/base/reconciler-cronjob.yaml)
-            return List.of(new TestResourceEntry(PostgresTestResource.class, Map.of("login", "app", "keep", "reconciler-it")));
+            return List.of(
+                    new TestResourceEntry(PostgresTestResource.class, Map.of("login", "app", "keep", "reconciler-it")));
         }
 
         @Override
@@ -80,6 +81,5 @@ class ReconcilerIT {
         LaunchResult again = launcher.launch(args);
         assertThat(again.exitCode()).as(again.getOutput()).isEqualTo(2);
         assertThat(again.getOutput()).contains("\"reportedBreaks\":1");
-
     }
 }
