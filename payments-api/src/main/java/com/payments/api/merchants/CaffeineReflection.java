@@ -6,7 +6,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * The Caffeine classes that this module's caches ({@link AuthFailureLimiter}, {@link RateLimiter},
  * {@link MerchantAuthService}) need in the native executable: Caffeine picks a cache class and a node class by the
  * builder's features (maximum size with expiry after access or after write) and creates them by reflection. The
- * native executable answered every failed API-key check with 500 ({@code IllegalStateException: PSAMS}, the node
+ * native executable answered every merchant API request with 500 ({@code IllegalStateException: PSAMS}, the node
  * class of maximum size and expiry after access) until these were registered.
  */
 @RegisterForReflection(
