@@ -12,6 +12,9 @@
 #   PSP_PROVIDER=stripe ./local-stack.sh  the services speak Stripe's API to the sandbox's Stripe mode (docs/stripe.md)
 #   PROMETHEUS=1 ./local-stack.sh also start Prometheus (Debian package `prometheus`) on PROMETHEUS_PORT (9090),
 #                scraping every service with the alerts of k8s/monitoring/prometheus-rule.yaml (needs node/npm)
+#   NATIVE=1 ./local-stack.sh     the same with the native executables (<module>/target/*-runner), built first with the
+#                                 test toolchain when missing (docs/deployment.md, "Native images"); NATIVE=MODULE,...
+#                                 runs only those natively, the others as jars
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -40,6 +43,20 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'local-stack: %s\n' "$*" >&2; exit 1; }
 
 jar() { echo "$ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
+executable() { compgen -G "$ROOT/$1/target/*-runner" | head -n 1; }
+# native MODULE: whether MODULE runs as its native executable (NATIVE=1: every service; NATIVE=payments-api,psp-sandbox:
+# those, the others as jars)
+native() { [[ ${NATIVE:-} == 1 || ",${NATIVE:-}," == *",$1,"* ]]; }
+# launch MODULE [-Dname=value...]: the module's jar on $JAVA, or its native executable (same options)
+launch() {
+  local module=$1
+  shift
+  if native "$module"; then
+    "$(executable "$module")" "$@"
+  else
+    "$JAVA" "$@" -jar "$(jar "$module")"
+  fi
+}
 
 if [[ "${1:-}" == "events" ]]; then
   [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
@@ -62,6 +79,7 @@ if [[ "${1:-}" == "recon" ]]; then
   [[ -f $STATE/env ]] || die "the stack is not running (no $STATE/env): start ./local-stack.sh first"
   # shellcheck disable=SC1091
   source "$STATE/env"
+  if native reconciler; then exec "$(executable reconciler)" "${@:2}"; fi
   exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
 fi
 
@@ -77,13 +95,36 @@ for port in "${ports[@]}"; do
 done
 
 mkdir -p "$LOGS"
+MODULES=(psp-sandbox payments-api outbox-relay refunds-worker reconciler)
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   log "building (./mvnw package -DskipTests)"
   ./mvnw -B -q -ntp package -DskipTests
 fi
-for module in psp-sandbox payments-api outbox-relay refunds-worker reconciler; do
-  [[ -f $(jar $module) ]] || die "$(jar $module) is missing: run without SKIP_BUILD"
+missing=()
+for module in "${MODULES[@]}"; do
+  if native "$module"; then
+    [[ -n $(executable "$module") ]] || missing+=("$module")
+  else
+    [[ -f $(jar "$module") ]] || die "$(jar "$module") is missing: run without SKIP_BUILD"
+  fi
 done
+if ((${#missing[@]})); then
+  # The test toolchain (shared/native-toolchain): a GraalVM home made from Temurin 25 and Maven Central jars.
+  GRAALVM_HOME=${GRAALVM_HOME:-$STATE/graalvm-home}
+  if [[ ! -x $GRAALVM_HOME/bin/native-image ]]; then
+    toolchain=${NATIVE_TOOLCHAIN_DIR:-$ROOT/../shared/native-toolchain}
+    [[ -f $toolchain/setup.sh ]] || die "no $toolchain/setup.sh: set NATIVE_TOOLCHAIN_DIR or GRAALVM_HOME"
+    log "setting up the native toolchain in $GRAALVM_HOME"
+    bash "$toolchain/setup.sh" "$GRAALVM_HOME" >"$LOGS/native-toolchain.log" 2>&1 ||
+      { tail -n 30 "$LOGS/native-toolchain.log" >&2; die "native toolchain setup failed"; }
+  fi
+  modules=$(IFS=,; echo "${missing[*]}")
+  log "building native executables of $modules (several minutes each)"
+  ./mvnw -B -q -ntp package -Dnative -DskipTests -Dquarkus.native.graalvm-home="$GRAALVM_HOME" -pl "$modules" -am
+  for module in "${missing[@]}"; do
+    [[ -n $(executable "$module") ]] || die "no native executable in $module/target"
+  done
+fi
 
 PIDS=()
 cleanup() {
@@ -124,33 +165,32 @@ export RECON_SOURCE=psp
 export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 # Local runs use the dev profile: demo merchants on, plain-text logs. Never in production.
 export QUARKUS_PROFILE=dev
+# which services run natively (NATIVE): \`./local-stack.sh recon\` runs the same kind
+NATIVE='${NATIVE:-}'
 ENV
 # shellcheck disable=SC1091
 source "$STATE/env"
 
-start() { # NAME PORT READY_PORT [java args...] (READY_PORT: where /q/health/ready is, the management port if any)
+start() { # MODULE PORT READY_PORT [-Dname=value...] (READY_PORT: where /q/health/ready is, the management port if any)
   local name=$1 port=$2 ready=$3
   shift 3
   : >"$LOGS/$name.log"
-  start_jar "$LOGS/$name.log" "http://127.0.0.1:$ready/q/health/ready" -Xmx384m -Dquarkus.http.port="$port" "$@" ||
-    die "$name did not start"
+  launch "$name" -Xmx384m -Dquarkus.http.port="$port" "$@" >>"$LOGS/$name.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "http://127.0.0.1:$ready/q/health/ready" 120 "$!" "$LOGS/$name.log" || die "$name did not start"
   log "$name ready on http://127.0.0.1:$port"
 }
 
 log "migrating the schema (payments-api as the migration Job)"
 QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_DB_REQUIRE_APPLICATION_ROLE=true \
   QUARKUS_DATASOURCE_USERNAME="$PAYMENTS_PG_USER" QUARKUS_DATASOURCE_PASSWORD="$PAYMENTS_PG_PASSWORD" \
-  "$JAVA" -jar "$(jar payments-api)" >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
+  launch payments-api >"$LOGS/migrate.log" 2>&1 || { tail -n 30 "$LOGS/migrate.log" >&2; die "migration failed"; }
 
-start psp-sandbox "$PSP_PORT" "$PSP_PORT" \
-  -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" \
-  -Dpsp.stripe.webhook-url="http://127.0.0.1:$API_PORT/v1/psp/stripe/webhooks" -jar "$(jar psp-sandbox)"
-start payments-api "$API_PORT" "$API_MANAGEMENT_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT" \
-  -jar "$(jar payments-api)"
-start outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT" -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT" \
-  -jar "$(jar outbox-relay)"
-start refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT" -Dquarkus.management.port="$WORKER_MANAGEMENT_PORT" \
-  -jar "$(jar refunds-worker)"
+start psp-sandbox "$PSP_PORT" "$PSP_PORT" -Dpsp.webhook.url="http://127.0.0.1:$API_PORT/v1/psp/webhooks" \
+  -Dpsp.stripe.webhook-url="http://127.0.0.1:$API_PORT/v1/psp/stripe/webhooks"
+start payments-api "$API_PORT" "$API_MANAGEMENT_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT"
+start outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT" -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT"
+start refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT" -Dquarkus.management.port="$WORKER_MANAGEMENT_PORT"
 
 # Prometheus with the same alerts as the cluster's PrometheusRule; job names are the services' (as the ServiceMonitors').
 prometheus_info=""
@@ -181,7 +221,7 @@ fi
 
 cat <<INFO
 
-The payments platform is running. Ctrl-C stops it.
+The payments platform is running${NATIVE:+ (native executables: NATIVE=$NATIVE)}. Ctrl-C stops it.
 
   Merchant API     http://127.0.0.1:$API_PORT/v1/payments
   Operator API     http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin  (also on :$API_PORT locally; docs/deployment.md)

@@ -69,6 +69,17 @@ public final class Postgres {
      * {@code classpath:db/migration} on it (none found is fine).
      */
     public static Database freshDatabase(String prefix) {
+        Database database = emptyDatabase(prefix);
+        Flyway.configure(Thread.currentThread().getContextClassLoader())
+                .dataSource(database.jdbcUrl(), database.user(), database.password())
+                .locations(MIGRATIONS)
+                .load()
+                .migrate();
+        return database;
+    }
+
+    /** Creates a database named {@code <prefix>_<random>} without any schema (what the migration Job starts from). */
+    public static Database emptyDatabase(String prefix) {
         Server server = server();
         String name = databaseName(prefix);
         String adminUrl = "jdbc:postgresql://" + server.host() + ":" + server.port() + "/postgres";
@@ -79,13 +90,7 @@ public final class Postgres {
             throw new IllegalStateException("Cannot create database " + name + " on " + adminUrl, e);
         }
         ensureAppLogin();
-        Database database = new Database(name, server.host(), server.port(), server.user(), server.password());
-        Flyway.configure(Thread.currentThread().getContextClassLoader())
-                .dataSource(database.jdbcUrl(), database.user(), database.password())
-                .locations(MIGRATIONS)
-                .load()
-                .migrate();
-        return database;
+        return new Database(name, server.host(), server.port(), server.user(), server.password());
     }
 
     /** Creates an empty database with this name unless it exists. */

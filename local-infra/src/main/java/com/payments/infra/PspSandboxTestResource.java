@@ -8,6 +8,8 @@ import java.util.Map;
  * A real psp-sandbox process per Quarkus application start; returns {@code psp.url}. Init args are passed to the
  * sandbox as properties, e.g. {@code @ResourceArg(name = "psp.timeout-delay", value = "2s")}.
  *
+ * <p>A test field of type {@link PspSandbox} receives the sandbox (also in a {@code @QuarkusIntegrationTest}).
+ *
  * <p>The module that uses it declares {@code com.payments:psp-sandbox} as a test dependency of type {@code pom} with
  * all exclusions, so that the reactor packages the sandbox first without putting it on the classpath.
  */
@@ -24,6 +26,11 @@ public class PspSandboxTestResource implements QuarkusTestResourceLifecycleManag
     public Map<String, String> start() {
         sandbox = PspSandbox.start(properties);
         return Map.of("psp.url", sandbox.url());
+    }
+
+    @Override
+    public void inject(TestInjector testInjector) {
+        testInjector.injectIntoFields(sandbox, new TestInjector.MatchesType(PspSandbox.class));
     }
 
     @Override

@@ -14,13 +14,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
 /**
- * A packaged Quarkus application of this repository ({@code <module>/target/quarkus-app/quarkus-run.jar}) in its own
- * process, on a free port and a free management port, ready when {@code /q/health/ready} answers 200 on either (the
- * management interface where the module enables it, docs/deployment.md). The reactor must build the module first
- * (system-tests, the reactor's last module, depends on every service it starts; a module whose tests start only
- * psp-sandbox orders itself after it with a test-scoped {@code type=pom} dependency with {@code *} exclusions).
+ * A packaged Quarkus application of this repository in its own process, on a free port and a free management port,
+ * ready when {@code /q/health/ready} answers 200 on either (the management interface where the module enables it,
+ * docs/deployment.md). The artifact is the one the module's last build made, as named by
+ * {@code <module>/target/quarkus-artifact.properties}: the native executable after {@code -Dnative}, else
+ * {@code target/quarkus-app/quarkus-run.jar}. The reactor must build the module first (system-tests, the reactor's
+ * last module, depends on every service it starts; a module whose tests start only psp-sandbox orders itself after it
+ * with a test-scoped {@code type=pom} dependency with {@code *} exclusions).
  */
 public final class QuarkusProcess implements AutoCloseable {
     private final String module;
@@ -37,7 +40,7 @@ public final class QuarkusProcess implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts {@code module}'s jar with these system properties (Quarkus config) and waits until it is ready. */
+    /** Starts {@code module}'s artifact with these system properties (Quarkus config) and waits until it is ready. */
     public static QuarkusProcess start(String module, String heap, Map<String, String> properties) {
         return start(module, heap, properties, Duration.ofSeconds(120)); // a loaded 2-core CI machine took over 60 s
     }
@@ -45,18 +48,27 @@ public final class QuarkusProcess implements AutoCloseable {
     /** As {@link #start(String, String, Map)}, waiting at most {@code readyWithin} (several JVMs starting at once). */
     public static QuarkusProcess start(
             String module, String heap, Map<String, String> properties, Duration readyWithin) {
-        Path jar = locateJar(module + "/target/quarkus-app/quarkus-run.jar");
+        Path executable = nativeExecutable(module);
         int port = freePort();
         int managementPort = freePort();
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>();
+        if (executable == null) {
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        } else {
+            command.add(executable.toString()); // takes -Xmx and -D like a JVM
+        }
+        command.addAll(List.of(
                 "-Xmx" + heap,
                 "-Dquarkus.http.port=" + port,
                 "-Dquarkus.http.host=127.0.0.1",
                 "-Dquarkus.management.port=" + managementPort,
                 "-Dquarkus.management.host=127.0.0.1"));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
-        command.addAll(List.of("-jar", jar.toString()));
+        if (executable == null) {
+            command.addAll(List.of(
+                    "-jar",
+                    locate(module + "/target/quarkus-app/quarkus-run.jar").toString()));
+        }
         try {
             Path log = Files.createTempFile(module + "-", ".log");
             Process process = new ProcessBuilder(command)
@@ -152,10 +164,26 @@ public final class QuarkusProcess implements AutoCloseable {
         throw new IllegalStateException(module + " not ready within " + timeout + "; see " + log);
     }
 
-    private static Path locateJar(String relative) {
+    /** The native executable that {@code quarkus-artifact.properties} names, or null when the last build made a jar. */
+    private static Path nativeExecutable(String module) {
+        Path target = locate(module + "/target");
+        Path descriptor = target.resolve("quarkus-artifact.properties");
+        if (!Files.isRegularFile(descriptor)) {
+            return null;
+        }
+        Properties artifact = new Properties();
+        try (var in = Files.newInputStream(descriptor)) {
+            artifact.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return "native".equals(artifact.getProperty("type")) ? target.resolve(artifact.getProperty("path")) : null;
+    }
+
+    private static Path locate(String relative) {
         for (File dir = new File("").getAbsoluteFile(); dir != null; dir = dir.getParentFile()) {
             Path candidate = dir.toPath().resolve(relative);
-            if (Files.isRegularFile(candidate)) {
+            if (Files.exists(candidate)) {
                 return candidate;
             }
         }

@@ -17,8 +17,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * protocol's ({@code Psp-Signature}, docs/architecture.md §5) or Stripe's ({@code Stripe-Signature}, Stripe's
  * {@code event} objects as psp-sandbox's Stripe mode sends them). The same test then runs under either provider.
  */
-final class PspWebhooks {
-    static final String SANDBOX_HEADER = "Psp-Signature";
+public final class PspWebhooks {
+    public static final String SANDBOX_HEADER = "Psp-Signature";
     static final String STRIPE_HEADER = "Stripe-Signature";
 
     final String provider;
@@ -170,7 +170,7 @@ final class PspWebhooks {
     // ------------------------------------------------------------------ signing and delivery
 
     /** {@code t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>}: the scheme of both headers. */
-    static String sign(String secret, long t, byte[] body) {
+    public static String sign(String secret, long t, byte[] body) {
         return "t=" + t + ",v1=" + HexFormat.of().formatHex(hmac(secret.getBytes(StandardCharsets.UTF_8), t, body));
     }
 

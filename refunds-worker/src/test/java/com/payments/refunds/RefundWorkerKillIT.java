@@ -52,26 +52,7 @@ class RefundWorkerKillIT {
     void killedWithRefundsInFlightEveryRefundEndsFinalWithOneMovement() throws Exception {
         Postgres.Database db = Postgres.freshDatabase("refund_kill");
         Kafka.deleteAllTopics();
-        try (Admin admin = Kafka.admin()) {
-            // Created up front: producing into a topic the broker is still creating fails with retries that a loaded
-            // machine turns into out-of-order sequence errors. The deletion above completes asynchronously at the
-            // broker: "already exists" means it is still under way, so try again.
-            await().atMost(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofMillis(250))
-                    .until(() -> {
-                        try {
-                            admin.createTopics(List.of(new NewTopic(Topics.REFUND_COMMANDS, 4, (short) 1)))
-                                    .all()
-                                    .get(60, TimeUnit.SECONDS);
-                            return true;
-                        } catch (ExecutionException e) {
-                            if (e.getCause() instanceof TopicExistsException) {
-                                return false;
-                            }
-                            throw e;
-                        }
-                    });
-        }
+        createRefundCommands();
         try (PspSandbox psp = PspSandbox.start(Map.of("psp.latency.fixed", "300ms", "psp.latency.spread", "1700ms"));
                 Connection sql = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password())) {
             List<UUID> refunds = new ArrayList<>();
@@ -120,6 +101,30 @@ class RefundWorkerKillIT {
         }
     }
 
+    /** Creates refund-commands (4 partitions) once the broker has finished deleting an earlier one. */
+    static void createRefundCommands() throws Exception {
+        try (Admin admin = Kafka.admin()) {
+            // Created up front: producing into a topic the broker is still creating fails with retries that a loaded
+            // machine turns into out-of-order sequence errors. The deletion above completes asynchronously at the
+            // broker: "already exists" means it is still under way, so try again.
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
+                        try {
+                            admin.createTopics(List.of(new NewTopic(Topics.REFUND_COMMANDS, 4, (short) 1)))
+                                    .all()
+                                    .get(60, TimeUnit.SECONDS);
+                            return true;
+                        } catch (ExecutionException e) {
+                            if (e.getCause() instanceof TopicExistsException) {
+                                return false;
+                            }
+                            throw e;
+                        }
+                    });
+        }
+    }
+
     /**
      * The worker with 50 PSP calls at most (so 100 records in flight, the rest waiting in Kafka), a 5 s lease for
      * claims cut short, and no sync of unclaimed refunds within the test.
@@ -143,7 +148,7 @@ class RefundWorkerKillIT {
         return QuarkusProcess.start("refunds-worker", "256m", config);
     }
 
-    private static UUID merchant(Connection sql) throws SQLException {
+    static UUID merchant(Connection sql) throws SQLException {
         try (Statement st = sql.createStatement();
                 ResultSet rs = st.executeQuery("INSERT INTO merchants (name) VALUES ('kill test') RETURNING id")) {
             rs.next();
@@ -151,7 +156,7 @@ class RefundWorkerKillIT {
         }
     }
 
-    private static String charge(String pspUrl, UUID payment) {
+    static String charge(String pspUrl, UUID payment) {
         return RestAssured.given()
                 .baseUri(pspUrl)
                 .header("Idempotency-Key", payment.toString())
@@ -166,8 +171,7 @@ class RefundWorkerKillIT {
     }
 
     /** A CAPTURED payment with its whole amount reserved by one PENDING refund, as payments-api leaves them. */
-    private static UUID captureAndReserve(Connection sql, UUID merchant, UUID payment, String charge)
-            throws SQLException {
+    static UUID captureAndReserve(Connection sql, UUID merchant, UUID payment, String charge) throws SQLException {
         try (PreparedStatement st = sql.prepareStatement(
                 """
                 INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, psp_reference,
@@ -193,7 +197,7 @@ class RefundWorkerKillIT {
         }
     }
 
-    private static void publish(List<RefundRequested> commands) throws Exception {
+    static void publish(List<RefundRequested> commands) throws Exception {
         ObjectMapper mapper =
                 new ObjectMapper().findAndRegisterModules().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(
@@ -221,7 +225,7 @@ class RefundWorkerKillIT {
                 .path("inFlight");
     }
 
-    private static int pspMovements(String pspUrl, UUID refund) {
+    static int pspMovements(String pspUrl, UUID refund) {
         return RestAssured.given()
                 .baseUri(pspUrl)
                 .get("/test/counters/" + refund)
@@ -235,7 +239,7 @@ class RefundWorkerKillIT {
         return scalar(sql, "SELECT count(*) FROM refunds WHERE " + where);
     }
 
-    private static long scalar(Connection sql, String query) throws SQLException {
+    static long scalar(Connection sql, String query) throws SQLException {
         try (Statement st = sql.createStatement();
                 ResultSet rs = st.executeQuery(query)) {
             rs.next();

@@ -28,8 +28,6 @@ public class ConsoleSessions {
     /** Names an operator may log in with: what the audit's "who" shows. */
     static final Pattern OPERATOR_NAME = Pattern.compile("[A-Za-z0-9._@-]{1,100}");
 
-    private static final SecureRandom RANDOM = new SecureRandom();
-
     /** A live session. */
     public record Session(String operator, String csrfToken) {}
 
@@ -116,7 +114,9 @@ public class ConsoleSessions {
 
     static String randomToken() {
         byte[] bytes = new byte[32];
-        RANDOM.nextBytes(bytes);
+        // No static SecureRandom: the native build initializes this class at build time and refuses a seeded
+        // generator in the image. A new instance is cheap: it draws from the operating system's (NativePRNG).
+        new SecureRandom().nextBytes(bytes);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 

@@ -12,7 +12,6 @@ import java.util.UUID;
 /** Operators create merchants and issue or rotate API keys; a key is shown once, only its hash is stored. */
 @ApplicationScoped
 public class MerchantAdminService {
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** A new key in clear text (shown once). */
     public record IssuedKey(UUID merchantId, UUID keyId, String apiKey, int revokedKeys) {}
@@ -70,7 +69,9 @@ public class MerchantAdminService {
 
     static String newKey() {
         byte[] bytes = new byte[32];
-        RANDOM.nextBytes(bytes);
+        // No static SecureRandom: the native build initializes this class at build time and refuses a seeded
+        // generator in the image. A new instance is cheap: it draws from the operating system's (NativePRNG).
+        new SecureRandom().nextBytes(bytes);
         return "sk_live_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 

@@ -3,14 +3,12 @@ package com.payments.api.rest;
 import com.payments.api.config.ApiConfig;
 import io.quarkus.vertx.http.ManagementInterface;
 import io.smallrye.common.vertx.ContextLocals;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Serves the operator API ({@code /v1/admin/*}) and the operator console ({@code /console/*}) on the management
@@ -31,10 +29,11 @@ public class OperatorRoutes {
     /** Largest operator request body (the same hard cap as the merchant port's quarkus.http.limits.max-body-size). */
     static final long MAX_BODY_BYTES = 64 * 1024;
 
-    private static final Buffer NOT_FOUND = Buffer.buffer(
+    // A String, not a Vert.x Buffer: the native build initializes this class at build time and refuses a Buffer
+    // (Netty memory) in the image heap.
+    private static final String NOT_FOUND =
             "{\"type\":\"https://docs.payments.example/problems/not_found\",\"title\":\"Not found\",\"status\":404,"
-                    + "\"detail\":\"No such resource\",\"code\":\"not_found\"}",
-            StandardCharsets.UTF_8.name());
+                    + "\"detail\":\"No such resource\",\"code\":\"not_found\"}";
 
     private final boolean managementOnly;
     private volatile Router main;
@@ -79,7 +78,7 @@ public class OperatorRoutes {
         rc.response()
                 .setStatusCode(404)
                 .putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
-                .end(NOT_FOUND.copy());
+                .end(NOT_FOUND);
     }
 
     static boolean isOperatorPath(String path) {

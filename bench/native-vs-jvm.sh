@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Every service as jars and as native executables, one kind after the other on the same machine (docs/benchmarks.md,
+# "Native against JVM"): time to ready, resident memory idle and under a capture load, captures/s, and a reconciler
+# run. Each kind runs the whole path: psp-sandbox, payments-api, outbox-relay and refunds-worker of that kind, a
+# capture load on payments-api (the relay publishes every capture's events), then the reconciler over the day.
+#
+#   bench/native-vs-jvm.sh                  # both kinds; no build here: jars and executables must exist
+#   MODES=native DURATION=20s bench/native-vs-jvm.sh
+# Native executables come from `./mvnw package -Dnative -pl <module> -am` with the test toolchain
+# (docs/deployment.md, "Native images"); a service without one runs as its jar in the native run too (its lines say
+# "jar").
+# Heaps: native -Xmx at 80 % of the k8s limit (the toolchain's executables do not see container limits, a Mandrel one
+# sizes its heap from them); JVM -Xmx at 50 % of the prod-jvm overlay's limit (JAVA_MAX_MEM_RATIO=50).
+# Ports BASE_PORT..BASE_PORT+6 (default 18100); PostgreSQL and Kafka: local-infra's LocalInfraMain (it uses
+# PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set; its Kafka is in-process on a free port).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODES=${MODES:-"jvm native"}
+BASE_PORT=${BASE_PORT:-18100}
+DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-20s}
+CONNECTIONS=${CONNECTIONS:-16}
+ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
+SERVICES=(psp-sandbox payments-api outbox-relay refunds-worker)
+declare -A PORT=([payments-api]=$BASE_PORT [outbox-relay]=$((BASE_PORT + 2)) [refunds-worker]=$((BASE_PORT + 4))
+  [psp-sandbox]=$((BASE_PORT + 6)))
+declare -A MANAGEMENT=([payments-api]=$((BASE_PORT + 1)) [outbox-relay]=$((BASE_PORT + 3))
+  [refunds-worker]=$((BASE_PORT + 5)) [psp-sandbox]=$((BASE_PORT + 6)))
+declare -A NATIVE_HEAP=([payments-api]=200m [outbox-relay]=200m [refunds-worker]=200m [psp-sandbox]=200m
+  [reconciler]=400m)
+declare -A JVM_HEAP=([payments-api]=384m [outbox-relay]=256m [refunds-worker]=384m [psp-sandbox]=256m
+  [reconciler]=512m)
+API=http://127.0.0.1:${PORT[payments-api]}
+PSP=http://127.0.0.1:${PORT[psp-sandbox]}
+
+source bench/lib.sh
+ensure_wrk
+LOGDIR=$(mktemp -d /tmp/native-bench.XXXXXX)
+./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$LOGDIR/infra.classpath" >/dev/null
+"$JAVA" -Xmx512m -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath")" com.payments.infra.LocalInfraMain \
+  >"$LOGDIR/infra.env" 2>"$LOGDIR/infra.log" &
+PIDS+=($!)
+wait_file_line() { for _ in $(seq 1 600); do grep -q '^# ready' "$1" 2>/dev/null && return; sleep 0.2; done; return 1; }
+wait_file_line "$LOGDIR/infra.env" || { tail "$LOGDIR/infra.log"; exit 1; }
+eval "$(grep '^export ' "$LOGDIR/infra.env")"
+
+executable() { compgen -G "$1/target/*-runner" | head -n 1; }
+# command MODE MODULE: the command line that runs MODULE's artifact of MODE, with its heap
+command_of() {
+  if [[ $1 == native && -n $(executable "$2") ]]; then echo "$(executable "$2") -Xmx${NATIVE_HEAP[$2]}"
+  else echo "$JAVA -Xmx${JVM_HEAP[$2]} -jar $2/target/quarkus-app/quarkus-run.jar"; fi
+}
+kind_of() { if [[ $1 == native && -n $(executable "$2") ]]; then echo native; else echo jar; fi; }
+rss() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo 0; }
+millis() { date +%s%3N; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+echo "commit $(git rev-parse --short HEAD) $(date -u +%FT%TZ), $(nproc) cores, load average $(load)"
+for mode in $MODES; do
+  services=("${SERVICES[@]}")
+  DB=bench_${mode}_$(date +%s)
+  PGPASSWORD=$PAYMENTS_PG_PASSWORD psql -q -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" \
+    -d postgres -c "CREATE DATABASE $DB" >/dev/null
+  export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
+  export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
+  export KAFKA_BOOTSTRAP_SERVERS=$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS PSP_URL=$PSP RECON_SOURCE=$PSP
+  export PAYMENTS_ADMIN_TOKEN=$ADMIN_TOKEN PSP_WEBHOOK_SECRET=whsec_bench
+  # the migration Job (schema owner), then the services as the application role
+  # shellcheck disable=SC2046
+  QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true QUARKUS_DATASOURCE_USERNAME=$PAYMENTS_PG_USER \
+    QUARKUS_DATASOURCE_PASSWORD=$PAYMENTS_PG_PASSWORD $(command_of "$mode" payments-api) >"$LOGDIR/$mode-migrate.log" 2>&1
+  export QUARKUS_DATASOURCE_USERNAME=$PAYMENTS_PG_APP_USER QUARKUS_DATASOURCE_PASSWORD=$PAYMENTS_PG_APP_PASSWORD
+  declare -A PID=() READY=() IDLE=() PEAK=() STARTED=()
+  for s in "${services[@]}"; do
+    args=(-Dquarkus.http.port="${PORT[$s]}" -Dquarkus.http.host=127.0.0.1)
+    [[ $s == psp-sandbox ]] && args+=(-Dpsp.webhook.url="$API/v1/psp/webhooks")
+    [[ $s != psp-sandbox ]] && args+=(-Dquarkus.management.port="${MANAGEMENT[$s]}" -Dquarkus.management.host=127.0.0.1)
+    read -ra cmd <<<"$(command_of "$mode" "$s")"
+    # the options go before -jar for the JVM; the executable takes them anywhere
+    if [[ $(kind_of "$mode" "$s") == jar ]]; then cmd=("${cmd[0]}" "${cmd[1]}" "${args[@]}" "${cmd[@]:2}")
+    else cmd+=("${args[@]}"); fi
+    t0=$(millis)
+    "${cmd[@]}" >"$LOGDIR/$mode-$s.log" 2>&1 &
+    PID[$s]=$!
+    PIDS+=("${PID[$s]}")
+    until curl -fs -o /dev/null "http://127.0.0.1:${MANAGEMENT[$s]}/q/health/ready" 2>/dev/null; do
+      kill -0 "${PID[$s]}" || { tail "$LOGDIR/$mode-$s.log"; exit 1; }
+      sleep 0.01
+    done
+    READY[$s]=$(($(millis) - t0))
+    STARTED[$s]=$(grep -o 'started in [0-9.]*s' "$LOGDIR/$mode-$s.log" | head -n 1 | cut -d' ' -f3)
+  done
+  sleep 5
+  for s in "${services[@]}"; do IDLE[$s]=$(rss "${PID[$s]}"); done
+  KEY=$(curl -fs -X POST "http://127.0.0.1:${MANAGEMENT[payments-api]}/v1/admin/merchants" \
+    -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+    -d '{"name":"bench","rateLimitPerSecond":1000000}' | sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
+  wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s bench/capture.lua "$API" -- "$KEY" "warm-$mode" >/dev/null
+  (while true; do
+    line=""
+    for s in "${services[@]}"; do line+="$s=$(rss "${PID[$s]}") "; done
+    echo "$line"
+    sleep 0.5
+  done) >"$LOGDIR/$mode.rss" &
+  sampler=$!
+  OUT=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run-$mode")
+  kill "$sampler" 2>/dev/null || true
+  for s in "${services[@]}"; do
+    PEAK[$s]=$(grep -o "$s=[0-9]*" "$LOGDIR/$mode.rss" | cut -d= -f2 | sort -n | tail -n 1)
+  done
+  rate=$(awk '/Requests\/sec/ {print $2}' <<<"$OUT")
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$OUT")
+  statuses=$(grep '^statuses:' <<<"$OUT" || true)
+  echo "$mode: captures/s $rate, p99 $p99 at $CONNECTIONS connections ($statuses), load average $(load)"
+  for s in "${services[@]}"; do
+    echo "$mode $s ($(kind_of "$mode" "$s")): ready ${READY[$s]} ms (log: started in ${STARTED[$s]:-?} s), idle RSS ${IDLE[$s]} MiB," \
+      "RSS under capture load (max) ${PEAK[$s]} MiB"
+  done
+  read -ra cmd <<<"$(command_of "$mode" reconciler)"
+  set +e
+  /usr/bin/time -f '%e %M' -o "$LOGDIR/$mode-recon.time" "${cmd[@]}" --date="$(date -u +%F)" --lookback=0 \
+    >"$LOGDIR/$mode-recon.log" 2>&1
+  code=$?
+  set -e
+  read -r secs kb < <(tail -n 1 "$LOGDIR/$mode-recon.time") # after "Command exited with non-zero status" if any
+  echo "$mode reconciler ($(kind_of "$mode" reconciler)): exit $code in ${secs} s over the day's captures," \
+    "max RSS $((kb / 1024)) MiB"
+  for s in "${services[@]}"; do kill "${PID[$s]}" 2>/dev/null || true; done
+  wait "${PID[@]}" 2>/dev/null || true
+done
+echo "logs in $LOGDIR"
