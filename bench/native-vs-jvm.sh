@@ -64,7 +64,7 @@ for mode in $MODES; do
     -d postgres -c "CREATE DATABASE $DB" >/dev/null
   export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
   export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
-  export KAFKA_BOOTSTRAP_SERVERS=$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS PSP_URL=$PSP RECON_SOURCE=$PSP
+  export KAFKA_BOOTSTRAP_SERVERS=$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS PSP_URL=$PSP RECON_SOURCE=psp
   export PAYMENTS_ADMIN_TOKEN=$ADMIN_TOKEN PSP_WEBHOOK_SECRET=whsec_bench
   # the migration Job (schema owner), then the services as the application role
   # shellcheck disable=SC2046
@@ -114,7 +114,7 @@ for mode in $MODES; do
   statuses=$(grep '^statuses:' <<<"$OUT" || true)
   echo "$mode: captures/s $rate, p99 $p99 at $CONNECTIONS connections ($statuses), load average $(load)"
   for s in "${services[@]}"; do
-    echo "$mode $s ($(kind_of "$mode" "$s")): ready ${READY[$s]} ms (log: started in ${STARTED[$s]:-?} s), idle RSS ${IDLE[$s]} MiB," \
+    echo "$mode $s ($(kind_of "$mode" "$s")): ready ${READY[$s]} ms (log: started in ${STARTED[$s]:-?}), idle RSS ${IDLE[$s]} MiB," \
       "RSS under capture load (max) ${PEAK[$s]} MiB"
   done
   read -ra cmd <<<"$(command_of "$mode" reconciler)"
