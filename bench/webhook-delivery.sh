@@ -13,8 +13,8 @@
 #   PAYMENTS_WEBHOOKS_PER_ENDPOINT_CONCURRENCY=16 PAYMENTS_WEBHOOKS_MAX_IN_FLIGHT=512 bench/webhook-delivery.sh
 #   SKIP_BUILD=1 ...                                 # use the jars as they are
 # Ports: RECEIVER_PORT, RELAY_PORT, DELIVERY_PORT (the management interface on each port + 10). Kafka: an embedded
-# broker (local-infra). PostgreSQL: PAYMENTS_PG_* if set, else embedded. The schema comes from psql (no Flyway
-# history, so the services' schema check is off).
+# broker (local-infra). PostgreSQL: PAYMENTS_PG_* if set, else embedded; a new database migrated by Flyway
+# (bench/FreshDatabase.java).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,15 +32,17 @@ TOTAL=$((ENDPOINTS * EVENTS))
 source bench/lib.sh
 bench_build webhook-delivery,outbox-relay,local-infra
 LOGDIR=$(mktemp -d /tmp/webhook-delivery-bench.XXXXXX)
-DB=bench_webhooks_$(date +%s)
 
 start_infra "$LOGDIR" "$LOGDIR/infra.log" || exit 1
-bench_database "$DB"
+DB=$("$JAVA" -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath"):contracts/target/classes" \
+  bench/FreshDatabase.java bench_webhooks 2>"$LOGDIR/migrate.log" | tail -n 1)
+[[ -n $DB ]] || { tail -n 30 "$LOGDIR/migrate.log" >&2; exit 1; }
+export PGHOST=$PAYMENTS_PG_HOST PGPORT=${PAYMENTS_PG_PORT:-5432} PGUSER=${PAYMENTS_PG_USER:-postgres}
+export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
+export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB"
+export QUARKUS_DATASOURCE_USERNAME=$PGUSER QUARKUS_DATASOURCE_PASSWORD=$PGPASSWORD
 sql() { psql -q -tA -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
-for f in $(ls contracts/src/main/resources/db/migration/V*.sql | sort -V); do
-  psql -q -v ON_ERROR_STOP=1 -d "$DB" -f "$f" >/dev/null
-done
-export KAFKA_BOOTSTRAP_SERVERS="$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS" PAYMENTS_SCHEMA_CHECK_ENABLED=false
+export KAFKA_BOOTSTRAP_SERVERS="$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS"
 export PAYMENTS_WEBHOOKS_ALLOW_HTTP=true PAYMENTS_WEBHOOKS_ALLOW_LOOPBACK=true
 
 # The receiver: Vert.x from webhook-delivery's own class path.
