@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the whole payments platform locally: PostgreSQL and Kafka (embedded by default, or the ones given by
 # PAYMENTS_PG_* / PAYMENTS_KAFKA_BOOTSTRAP_SERVERS), the PSP sandbox, the schema migration, payments-api,
-# outbox-relay and refunds-worker. Ctrl-C stops everything it started.
+# outbox-relay, refunds-worker and webhook-delivery (which may send to http and loopback endpoints here, never in
+# production). Ctrl-C stops everything it started.
 #
 #   ./local-stack.sh              build what is needed, start everything, wait for Ctrl-C
 #   ./local-stack.sh recon [ARGS]  run the reconciler once against the running stack (see docs/reconciler.md)
@@ -24,11 +25,13 @@ LOGS=$STATE/logs
 API_PORT=${API_PORT:-8080}
 RELAY_PORT=${RELAY_PORT:-8081}
 WORKER_PORT=${WORKER_PORT:-8082}
+DELIVERY_PORT=${DELIVERY_PORT:-8083} # webhook-delivery: nothing served, its health and metrics are on the management port
 PSP_PORT=${PSP_PORT:-8089}
 # Management interfaces (health, metrics, OpenAPI, the operator API; docs/deployment.md)
 API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-9000}
 RELAY_MANAGEMENT_PORT=${RELAY_MANAGEMENT_PORT:-9001}
 WORKER_MANAGEMENT_PORT=${WORKER_MANAGEMENT_PORT:-9002}
+DELIVERY_MANAGEMENT_PORT=${DELIVERY_MANAGEMENT_PORT:-9003}
 PROMETHEUS_PORT=${PROMETHEUS_PORT:-9090}
 WEBHOOK_SECRET=${PSP_WEBHOOK_SECRET:-whsec_local_stack}
 # sandbox: the PSP protocol of docs/architecture.md §5; stripe: Stripe's API, served by the sandbox under /stripe
@@ -83,19 +86,19 @@ if [[ "${1:-}" == "recon" ]]; then
   exec "$JAVA" -jar "$(jar reconciler)" "${@:2}"
 fi
 
-ports=("$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$PSP_PORT" "$API_MANAGEMENT_PORT" "$RELAY_MANAGEMENT_PORT"
-  "$WORKER_MANAGEMENT_PORT")
+ports=("$API_PORT" "$RELAY_PORT" "$WORKER_PORT" "$DELIVERY_PORT" "$PSP_PORT" "$API_MANAGEMENT_PORT"
+  "$RELAY_MANAGEMENT_PORT" "$WORKER_MANAGEMENT_PORT" "$DELIVERY_MANAGEMENT_PORT")
 if [[ -n "${PROMETHEUS:-}" ]]; then
   command -v prometheus >/dev/null || die "PROMETHEUS=1 needs prometheus (apt-get install prometheus)"
   command -v node >/dev/null || die "PROMETHEUS=1 needs node/npm (it renders k8s/monitoring/prometheus-rule.yaml)"
   ports+=("$PROMETHEUS_PORT")
 fi
 for port in "${ports[@]}"; do
-  port_open "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, PSP_PORT, *_MANAGEMENT_PORT or PROMETHEUS_PORT to move a service)"
+  port_open "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, DELIVERY_PORT, PSP_PORT, *_MANAGEMENT_PORT or PROMETHEUS_PORT to move a service)"
 done
 
 mkdir -p "$LOGS"
-MODULES=(psp-sandbox payments-api outbox-relay refunds-worker reconciler)
+MODULES=(psp-sandbox payments-api outbox-relay refunds-worker webhook-delivery reconciler)
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   log "building (./mvnw package -DskipTests)"
   ./mvnw -B -q -ntp package -DskipTests
@@ -167,6 +170,10 @@ export PAYMENTS_ADMIN_TOKEN='$ADMIN_TOKEN'
 export QUARKUS_PROFILE=dev
 # which services run natively (NATIVE): \`./local-stack.sh recon\` runs the same kind
 NATIVE='${NATIVE:-}'
+# Webhook endpoints on http://127.0.0.1:... (payments-api registers them, webhook-delivery sends to them): local runs
+# and tests only, never in production (docs/webhooks.md, "Which URLs are accepted").
+export PAYMENTS_WEBHOOKS_ALLOW_HTTP=true
+export PAYMENTS_WEBHOOKS_ALLOW_LOOPBACK=true
 ENV
 # shellcheck disable=SC1091
 source "$STATE/env"
@@ -191,6 +198,7 @@ start psp-sandbox "$PSP_PORT" "$PSP_PORT" -Dpsp.webhook.url="http://127.0.0.1:$A
 start payments-api "$API_PORT" "$API_MANAGEMENT_PORT" -Dquarkus.management.port="$API_MANAGEMENT_PORT"
 start outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT" -Dquarkus.management.port="$RELAY_MANAGEMENT_PORT"
 start refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT" -Dquarkus.management.port="$WORKER_MANAGEMENT_PORT"
+start webhook-delivery "$DELIVERY_PORT" "$DELIVERY_MANAGEMENT_PORT" -Dquarkus.management.port="$DELIVERY_MANAGEMENT_PORT"
 
 # Prometheus with the same alerts as the cluster's PrometheusRule; job names are the services' (as the ServiceMonitors').
 prometheus_info=""
@@ -208,6 +216,7 @@ scrape_configs:
   - {job_name: payments-api, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$API_MANAGEMENT_PORT']}]}
   - {job_name: outbox-relay, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$RELAY_MANAGEMENT_PORT']}]}
   - {job_name: refunds-worker, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$WORKER_MANAGEMENT_PORT']}]}
+  - {job_name: webhook-delivery, metrics_path: /q/metrics, static_configs: [{targets: ['127.0.0.1:$DELIVERY_MANAGEMENT_PORT']}]}
 PROM
   rm -rf "$STATE/prometheus/data"
   prometheus --config.file="$STATE/prometheus/prometheus.yml" --storage.tsdb.path="$STATE/prometheus/data" \
@@ -227,7 +236,7 @@ The payments platform is running${NATIVE:+ (native executables: NATIVE=$NATIVE)}
   Operator API     http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin  (also on :$API_PORT locally; docs/deployment.md)
   Operator console http://127.0.0.1:$API_MANAGEMENT_PORT/console  (log in with the operator token below; also on :$API_PORT locally)
   Swagger UI       http://127.0.0.1:$API_MANAGEMENT_PORT/q/swagger-ui
-  Metrics          http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics  (relay :$RELAY_MANAGEMENT_PORT, worker :$WORKER_MANAGEMENT_PORT)$prometheus_info
+  Metrics          http://127.0.0.1:$API_MANAGEMENT_PORT/q/metrics  (relay :$RELAY_MANAGEMENT_PORT, worker :$WORKER_MANAGEMENT_PORT, webhook-delivery :$DELIVERY_MANAGEMENT_PORT)$prometheus_info
   PSP sandbox      http://127.0.0.1:$PSP_PORT  (test API: /test/counters/{reference}; PSP_PROVIDER=$PSP_PROVIDER)
   PostgreSQL       $QUARKUS_DATASOURCE_JDBC_URL  (services log in as $PAYMENTS_PG_APP_USER, owner $PAYMENTS_PG_USER)
   Kafka            $PAYMENTS_KAFKA_BOOTSTRAP_SERVERS
@@ -239,6 +248,7 @@ Demo merchants (local runs only):
   Demo Shop B      Authorization: Bearer sk_test_demo_merchant_b
 
 Kafka events:      ./local-stack.sh events payment-events
+Webhooks:          POST /v1/webhook_endpoints with an http://127.0.0.1:<port>/ URL (allowed locally only; docs/webhooks.md)
 Reconcile a day:   ./local-stack.sh recon --date=$(date -u +%F)
 INFO
 touch "$STATE/ready"

@@ -29,6 +29,7 @@ run refunds bench/refund-reservations.sh
 run relay bench/relay.sh
 run reconcile bench/reconcile.sh
 run sandbox bench/psp-sandbox-charges.sh
+run webhooks bench/webhook-delivery.sh
 
 # Resident memory of each service of the local stack while it serves captures (the relay publishes their events;
 # the refunds worker only idles: no refunds in this load).
@@ -64,5 +65,6 @@ echo "refund reservations:"; pick refunds 'connections=|reservations/s'
 echo "outbox-relay:"; pick relay '^(drain|delay)'
 echo "reconciliation of 1M lines:"; pick reconcile '^load \(COPY'
 echo "psp-sandbox:"; pick sandbox '^== result'
+echo "webhook-delivery (one instance, receiver on loopback):"; pick webhooks 'deliveries/s|^attempt|^receiver'
 echo "resident memory under load (JVM mode, -Xmx384m; $(awk '/Requests\/sec/ {print $2}' "$OUT/memory-load.log" 2>/dev/null) captures/s):"
 printf '    %s\n' "${MEMORY[@]:-n/a}"

@@ -10,8 +10,8 @@
 #   scripts/fault-suite.sh          short run (at least 60 s of load, 1 fault round; CI runs it)
 #   scripts/fault-suite.sh --long   long run (at least 300 s of load, 4 fault rounds)
 #   PSP_PROVIDER=stripe scripts/fault-suite.sh   the same on the Stripe adapter against the sandbox's Stripe mode
-#   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/PSP_PORT and
-#        API_MANAGEMENT_PORT/RELAY_MANAGEMENT_PORT/WORKER_MANAGEMENT_PORT (default 182xx),
+#   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/DELIVERY_PORT/PSP_PORT and
+#        API_MANAGEMENT_PORT/RELAY_MANAGEMENT_PORT/WORKER_MANAGEMENT_PORT/DELIVERY_MANAGEMENT_PORT (default 182xx),
 #        KEEP=1 (leave .local/fault-suite for inspection)
 # The jars must be built (./mvnw -B package -DskipTests, or one ./local-stack.sh run): the stack starts with SKIP_BUILD=1.
 set -uo pipefail
@@ -39,6 +39,7 @@ export REFUNDS_SYNC_LEASE=${REFUNDS_SYNC_LEASE:-20s} REFUNDS_SYNC_UNSCHEDULED_AF
 export API_PORT=${API_PORT:-18280} RELAY_PORT=${RELAY_PORT:-18281} WORKER_PORT=${WORKER_PORT:-18282}
 export API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-18290} RELAY_MANAGEMENT_PORT=${RELAY_MANAGEMENT_PORT:-18291}
 export WORKER_MANAGEMENT_PORT=${WORKER_MANAGEMENT_PORT:-18292}
+export DELIVERY_PORT=${DELIVERY_PORT:-18283} DELIVERY_MANAGEMENT_PORT=${DELIVERY_MANAGEMENT_PORT:-18293}
 export PSP_PORT=${PSP_PORT:-18289} PAYMENTS_ADMIN_TOKEN=${PAYMENTS_ADMIN_TOKEN:-fault-suite-admin}
 API=http://127.0.0.1:$API_PORT
 PSP=http://127.0.0.1:$PSP_PORT

@@ -8,11 +8,12 @@
 #                                    forced always to fire, one that expects silence; the metric-name comparison
 #                                    must report a missing name.
 #   k8s/monitoring/check.sh metrics  every metric the rules and the dashboard read must be exported by the running
-#                                    services: scrapes PAYMENTS_API_METRICS_URL, OUTBOX_RELAY_METRICS_URL and
-#                                    REFUNDS_WORKER_METRICS_URL (defaults: the local stack's management ports) until all are
-#                                    there or METRICS_WAIT seconds (120) passed, then names the missing ones. With
-#                                    PROMETHEUS_URL (local-stack.sh PROMETHEUS=1) it also requires that Prometheus
-#                                    scrapes the three services (targets up) and has loaded every alert.
+#                                    services: scrapes PAYMENTS_API_METRICS_URL, OUTBOX_RELAY_METRICS_URL,
+#                                    REFUNDS_WORKER_METRICS_URL and WEBHOOK_DELIVERY_METRICS_URL (defaults: the local
+#                                    stack's management ports) until all are there or METRICS_WAIT seconds (120)
+#                                    passed, then names the missing ones. With PROMETHEUS_URL (local-stack.sh
+#                                    PROMETHEUS=1) it also requires that Prometheus scrapes the four services (targets
+#                                    up) and has loaded every alert.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -75,7 +76,8 @@ rules() {
 
 scrape() { # the metric names exported by every service, one per line
   local url
-  for url in "$PAYMENTS_API_METRICS_URL" "$OUTBOX_RELAY_METRICS_URL" "$REFUNDS_WORKER_METRICS_URL"; do
+  for url in "$PAYMENTS_API_METRICS_URL" "$OUTBOX_RELAY_METRICS_URL" "$REFUNDS_WORKER_METRICS_URL" \
+    "$WEBHOOK_DELIVERY_METRICS_URL"; do
     curl -fsS --max-time 10 "$url" || { echo "check.sh: cannot scrape $url" >&2; return 1; }
   done | grep -v '^#' | sed -E 's/[{ ].*//' | sort -u
 }
@@ -84,6 +86,7 @@ metrics() {
   : "${PAYMENTS_API_METRICS_URL:=http://127.0.0.1:${API_MANAGEMENT_PORT:-9000}/q/metrics}"
   : "${OUTBOX_RELAY_METRICS_URL:=http://127.0.0.1:${RELAY_MANAGEMENT_PORT:-9001}/q/metrics}"
   : "${REFUNDS_WORKER_METRICS_URL:=http://127.0.0.1:${WORKER_MANAGEMENT_PORT:-9002}/q/metrics}"
+  : "${WEBHOOK_DELIVERY_METRICS_URL:=http://127.0.0.1:${DELIVERY_MANAGEMENT_PORT:-9003}/q/metrics}"
   node "$helper" used "$work/rules.yaml" "$dashboard" >"$work/used.txt"
   local deadline=$((SECONDS + ${METRICS_WAIT:-120}))
   while true; do
@@ -94,7 +97,8 @@ metrics() {
     if ((SECONDS >= deadline)); then
       echo "check.sh: metrics used by the rules or the dashboard but exported by no service:" >&2
       sed 's/^/  /' "$work/missing.txt" >&2
-      echo "  (scraped $PAYMENTS_API_METRICS_URL $OUTBOX_RELAY_METRICS_URL $REFUNDS_WORKER_METRICS_URL)" >&2
+      echo "  (scraped $PAYMENTS_API_METRICS_URL $OUTBOX_RELAY_METRICS_URL $REFUNDS_WORKER_METRICS_URL" \
+        "$WEBHOOK_DELIVERY_METRICS_URL)" >&2
       return 1
     fi
     sleep 5
@@ -106,12 +110,12 @@ metrics() {
   while true; do
     up="$(curl -fsS "$PROMETHEUS_URL/api/v1/targets?state=active" | grep -o '"health":"up"' | wc -l)" || up=0
     loaded="$(curl -fsS "$PROMETHEUS_URL/api/v1/rules?type=alert" | grep -o '"type":"alerting"' | wc -l)" || loaded=0
-    if ((up == 3 && loaded == alerts)); then
-      echo "Prometheus at $PROMETHEUS_URL: 3 targets up, $loaded alerts loaded"
+    if ((up == 4 && loaded == alerts)); then
+      echo "Prometheus at $PROMETHEUS_URL: 4 targets up, $loaded alerts loaded"
       return 0
     fi
     if ((SECONDS >= deadline)); then
-      echo "check.sh: Prometheus at $PROMETHEUS_URL: $up of 3 targets up, $loaded of $alerts alerts loaded" >&2
+      echo "check.sh: Prometheus at $PROMETHEUS_URL: $up of 4 targets up, $loaded of $alerts alerts loaded" >&2
       return 1
     fi
     sleep 2

@@ -11,6 +11,9 @@
 // - every CloudNativePG Cluster refuses connections without TLS: its pg_hba has a catch-all `hostnossl ... reject`
 //   (CNPG closes the file with `host all all all scram-sha-256`, which accepts them too) and no `host`/`hostnossl`
 //   rule that accepts, nor any `trust` rule.
+// - the pods of webhook-delivery (label payments/webhook-sender=true) can never reach a private address on 443 or on
+//   every port: each egress rule of a NetworkPolicy selecting them that opens 443 (or all ports) names only IPv4
+//   ipBlocks whose `except` covers 10/8, 172.16/12, 192.168/16, 169.254/16 and 100.64/10 (docs/deployment.md).
 // Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
 // reasons. Tested by policy.test.mjs, which feeds it bad renders.
 import { readFileSync } from "node:fs";
@@ -225,6 +228,63 @@ export function shadowedEnvProblems(objects) {
   return found;
 }
 
+/** Ranges a webhook may never be sent to, beside the service's own check (contracts WebhookUrlPolicy). */
+export const PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"];
+
+/** [first, last] address of an IPv4 CIDR as numbers (null when it is not one). */
+function ipv4Range(cidr) {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(String(cidr));
+  if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) > 32) return null;
+  const address = m.slice(1, 5).reduce((a, o) => a * 256 + Number(o), 0);
+  const size = 2 ** (32 - Number(m[5]));
+  const first = address - (address % size);
+  return [first, first + size - 1];
+}
+
+/** Does this egress rule open TCP 443 (a rule without ports opens every port)? */
+function opens443(rule) {
+  const ports = rule.ports ?? [];
+  return ports.length === 0 || ports.some((p) => (p.protocol ?? "TCP") === "TCP" && (p.port === undefined || p.port === 443
+    || p.port === "https" || (typeof p.port === "number" && p.port <= 443 && (p.endPort ?? p.port) >= 443)));
+}
+
+/** Private ranges that one `to` peer lets through (every range for a peer that is not an IPv4 ipBlock). */
+function leakedRanges(peer) {
+  const block = peer.ipBlock;
+  const whole = block ? ipv4Range(block.cidr) : null;
+  if (!whole) return block ? [`${block.cidr} (not an IPv4 block)`] : ["pods or namespaces of the cluster"];
+  const excepted = (block.except ?? []).map(ipv4Range).filter(Boolean);
+  return PRIVATE_RANGES.filter((range) => {
+    const [first, last] = ipv4Range(range);
+    const overlaps = first <= whole[1] && last >= whole[0];
+    return overlaps && !excepted.some(([f, l]) => f <= first && l >= last);
+  });
+}
+
+/** Egress of the webhook senders (pods labelled payments/webhook-sender=true) that reaches a private range on 443. */
+export function webhookEgressProblems(objects) {
+  const found = [];
+  const policies = objects.filter((o) => o.kind === "NetworkPolicy" && (o.spec?.policyTypes ?? []).includes("Egress"));
+  for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
+    const labels = deployment.spec?.template?.metadata?.labels ?? {};
+    if (labels["payments/webhook-sender"] !== "true") continue;
+    for (const policy of policies) {
+      const selector = policy.spec?.podSelector ?? {};
+      // an empty selector selects every pod; matchExpressions are not evaluated: such a policy counts as selecting
+      const selects = Object.keys(selector.matchLabels ?? {}).length === 0 || matches(selector, labels);
+      if (!selects || policy.metadata?.namespace !== deployment.metadata?.namespace) continue;
+      for (const rule of (policy.spec?.egress ?? []).filter(opens443)) {
+        const peers = rule.to ?? [];
+        const leaks = peers.length === 0 ? ["every address"] : peers.flatMap(leakedRanges);
+        if (leaks.length > 0) {
+          found.push(`Deployment/${deployment.metadata?.name}: NetworkPolicy/${policy.metadata?.name} lets the webhook sender reach ${leaks.join(", ")} on port 443`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
 /** Every problem of one render. */
 export function problems(objects, release) {
   const found = [];
@@ -236,6 +296,7 @@ export function problems(objects, release) {
   found.push(...disruptionProblems(objects));
   found.push(...postgresTlsProblems(objects));
   found.push(...shadowedEnvProblems(objects));
+  found.push(...webhookEgressProblems(objects));
   return found;
 }
 

@@ -1,5 +1,6 @@
 // Each policy check of policy.mjs fed a bad render must fail, and the good render pass (`node --test`, run by
-// ../validate.sh). The good render is a small copy of a base service: Deployment, HPA and PDB.
+// ../validate.sh). The good render is a small copy of a base service: Deployment, HPA and PDB; the Deployment is a
+// webhook sender, with the base's webhook-egress and allow-dns NetworkPolicies.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -19,7 +20,7 @@ function goodRender() {
       selector: { matchLabels: { "app.kubernetes.io/name": "api" } },
       template: {
         metadata: {
-          labels: { "app.kubernetes.io/name": "api" },
+          labels: { "app.kubernetes.io/name": "api", "payments/webhook-sender": "true" },
           annotations: { "prometheus.io/scrape": "true", "prometheus.io/port": "9000" },
         },
         spec: {
@@ -74,8 +75,45 @@ function goodRender() {
   };
   const config = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "config" }, data: { PSP_URL: "https://psp" } };
   const dbTls = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "db-tls" }, data: { SSL_MODE: "verify-full" } };
-  return [deployment, hpa, pdb, cluster, config, dbTls];
+  const publicOnly = {
+    cidr: "0.0.0.0/0",
+    except: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"],
+  };
+  const webhookEgress = {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: "webhook-egress", namespace: "payments" },
+    spec: {
+      podSelector: { matchLabels: { "payments/webhook-sender": "true" } },
+      policyTypes: ["Egress"],
+      egress: [{ to: [{ ipBlock: publicOnly }], ports: [{ protocol: "TCP", port: 443 }] }],
+    },
+  };
+  const dns = {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: "allow-dns", namespace: "payments" },
+    spec: {
+      podSelector: {},
+      policyTypes: ["Egress"],
+      egress: [{
+        to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } } }],
+        ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }],
+      }],
+    },
+  };
+  return [deployment, hpa, pdb, cluster, config, dbTls, webhookEgress, dns];
 }
+
+const webhookRule = (render) => render[6].spec.egress[0];
+
+/** A NetworkPolicy in the good render's namespace selecting its pods by `labels`, with one egress rule. */
+const egressPolicy = (labels, rule) => ({
+  apiVersion: "networking.k8s.io/v1",
+  kind: "NetworkPolicy",
+  metadata: { name: "extra", namespace: "payments" },
+  spec: { podSelector: { matchLabels: labels }, policyTypes: ["Egress"], egress: [rule] },
+});
 
 const hba = (render) => render[3].spec.postgresql.pg_hba;
 
@@ -131,6 +169,35 @@ const BAD = {
     (r) => (r[5].data.PSP_URL = "https://other-psp"),
     "PSP_URL from ConfigMap db-tls (envFrom) never applies",
   ],
+"a webhook sender whose egress lets the metadata range through": [
+    (r) => webhookRule(r).to[0].ipBlock.except.splice(3, 1),
+    "reach 169.254.0.0/16 on port 443",
+  ],
+  "a webhook sender whose except covers only part of a private range": [
+    (r) => (webhookRule(r).to[0].ipBlock.except[0] = "10.0.0.0/9"),
+    "reach 10.0.0.0/8 on port 443",
+  ],
+  "a webhook sender with 443 open to every destination": [(r) => delete webhookRule(r).to, "reach every address"],
+  "a webhook sender also labelled as a PSP client (443 anywhere)": [
+    (r) => r.push(egressPolicy({ "payments/psp-client": "true" }, { ports: [{ protocol: "TCP", port: 443 }] })) &&
+      (r[0].spec.template.metadata.labels["payments/psp-client"] = "true"),
+    "NetworkPolicy/extra lets the webhook sender reach every address",
+  ],
+  "a webhook sender with every port open to the pod network": [
+    (r) => r.push(egressPolicy({ "app.kubernetes.io/name": "api" }, { to: [{ ipBlock: { cidr: "10.0.0.0/8" } }] })),
+    "reach 10.0.0.0/8 on port 443",
+  ],
+  "a webhook sender allowed to cluster pods on a port range with 443": [
+    (r) => r.push(egressPolicy({ "app.kubernetes.io/name": "api" }, {
+      to: [{ podSelector: {} }],
+      ports: [{ protocol: "TCP", port: 400, endPort: 500 }],
+    })),
+    "pods or namespaces of the cluster",
+  ],
+  "a webhook sender with an IPv6 block on 443": [
+    (r) => webhookRule(r).to.push({ ipBlock: { cidr: "::/0" } }),
+    "::/0 (not an IPv4 block)",
+  ],
   "a CNPG cluster with a trust rule": [(r) => hba(r).push("hostssl all all all trust"), "trusts without a password"],
 };
 
@@ -152,6 +219,16 @@ for (const [name, [mutate, expected]] of Object.entries(BAD)) {
     assert.ok(found.some((p) => p.includes(expected)), `expected a problem with "${expected}", got ${JSON.stringify(found)}`);
   });
 }
+
+test("egress of other pods and other ports does not concern the webhook check", () => {
+  const render = goodRender();
+  render.push(egressPolicy({ "payments/postgres-client": "true" }, { ports: [{ protocol: "TCP", port: 5432 }] }));
+  render.push(egressPolicy({ "app.kubernetes.io/name": "api" }, { ports: [{ protocol: "TCP", port: 9092 }] }));
+  const elsewhere = egressPolicy({}, { ports: [{ protocol: "TCP", port: 443 }] });
+  elsewhere.metadata.namespace = "other";
+  render.push(elsewhere);
+  assert.deepEqual(problems(render, true), []);
+});
 
 test("a JVM image with a JVM-sized limit passes", () => {
   const render = goodRender();

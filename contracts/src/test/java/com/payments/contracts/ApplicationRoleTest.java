@@ -52,7 +52,11 @@ class ApplicationRoleTest {
             Map.entry("recon_breaks", "SELECT, INSERT, UPDATE"),
             Map.entry("recon_runs", "SELECT, INSERT, UPDATE"),
             Map.entry("refund_dead_letters", "SELECT, INSERT"),
-            Map.entry("refunds", "SELECT, INSERT, UPDATE")));
+            Map.entry("refunds", "SELECT, INSERT, UPDATE"),
+            Map.entry("webhook_deliveries", "SELECT, INSERT, UPDATE"),
+            Map.entry("webhook_delivery_attempts", "SELECT, INSERT"),
+            Map.entry("webhook_endpoint_secrets", "SELECT, INSERT, UPDATE, DELETE"),
+            Map.entry("webhook_endpoints", "SELECT, INSERT, UPDATE")));
 
     private static Postgres.Database owner;
     private Connection app;
