@@ -192,7 +192,7 @@ class DeliveryTest {
                 .containsEntry("response_code", 200)
                 .containsEntry("outcome", "SUCCEEDED");
         assertThat(attempts.get(1).get("next_attempt_at")).isNull();
-        assertThat(db.count("SELECT attempts FROM webhook_deliveries WHERE id = ?", delivery))
+        assertThat(db.count("SELECT attempts::bigint FROM webhook_deliveries WHERE id = ?", delivery))
                 .isEqualTo(2);
         assertThat(db.scalar(
                         "SELECT failing_since FROM webhook_endpoints WHERE id = ?",
@@ -332,6 +332,49 @@ class DeliveryTest {
                                 + " AND reason = 'webhook_endpoint_disabled' AND status = 'OPEN'",
                         endpoint.id().toString()))
                 .isEqualTo(1);
+    }
+
+    /**
+     * A payment's events are ordered by createdAt, whatever the order their transactions started in: here the
+     * transaction that started first writes its event last, and that event's createdAt is the later one (V92).
+     */
+    @Test
+    void createdAtOrdersOnePaymentsEventsByCommit() throws Exception {
+        var config = ConfigProvider.getConfig();
+        String url = config.getValue("quarkus.datasource.jdbc.url", String.class);
+        String user = config.getValue("quarkus.datasource.username", String.class);
+        String password = config.getOptionalValue("quarkus.datasource.password", String.class)
+                .orElse("");
+        UUID payment = UUID.randomUUID();
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        String insert = "INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (?, 'PaymentCaptured',"
+                + " 'payment-events', ?, jsonb_build_object('merchantId', ?::text))";
+        try (java.sql.Connection early = java.sql.DriverManager.getConnection(url, user, password);
+                java.sql.Connection late = java.sql.DriverManager.getConnection(url, user, password)) {
+            early.setAutoCommit(false);
+            try (var st = early.createStatement()) {
+                st.execute("SELECT now()"); // the transaction has started: its now() is fixed from here
+            }
+            try (var st = late.prepareStatement(insert)) {
+                st.setObject(1, first);
+                st.setString(2, payment.toString());
+                st.setString(3, merchant.toString());
+                st.executeUpdate();
+            }
+            try (var st = early.prepareStatement(insert)) {
+                st.setObject(1, second);
+                st.setString(2, payment.toString());
+                st.setString(3, merchant.toString());
+                st.executeUpdate();
+            }
+            early.commit();
+        }
+        OffsetDateTime firstAt =
+                db.scalar("SELECT created_at FROM merchant_events WHERE id = ?", OffsetDateTime.class, first);
+        OffsetDateTime secondAt =
+                db.scalar("SELECT created_at FROM merchant_events WHERE id = ?", OffsetDateTime.class, second);
+        assertThat(secondAt).isAfter(firstAt);
     }
 
     /** An independent Standard Webhooks verifier: v1,base64(HMAC-SHA256(key, id.timestamp.body)). */
