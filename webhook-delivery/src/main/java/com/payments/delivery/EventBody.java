@@ -1,6 +1,7 @@
 package com.payments.delivery;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -9,4 +10,5 @@ import java.util.UUID;
  * order, {@code data} the stored payload as PostgreSQL prints it), so a merchant sees one shape in the feed and in
  * webhooks.
  */
+@RegisterForReflection
 public record EventBody(UUID id, String type, Instant createdAt, @JsonRawValue String data) {}
