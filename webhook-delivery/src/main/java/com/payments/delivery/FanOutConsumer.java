@@ -1,0 +1,69 @@
+package com.payments.delivery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.logging.Log;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.Set;
+import java.util.UUID;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/**
+ * Fans every {@code payment-events} record out into one PENDING delivery per subscribed endpoint. The record is
+ * acknowledged once its deliveries are written, and the throttled commit strategy commits an offset only once every
+ * record before it is acknowledged: a record is never skipped, and one read again (crash, rebalance) adds nothing.
+ */
+@ApplicationScoped
+public class FanOutConsumer {
+    /** The event types a merchant can subscribe to (docs/api.md "Webhook endpoints"). */
+    public static final Set<String> TYPES =
+            Set.of("PaymentCaptured", "PaymentFailed", "PaymentDisputed", "RefundSucceeded", "RefundFailed");
+
+    /** How long a record's insert is retried before the consumer fails (below the throttled strategy's 60 s). */
+    static final Duration RETRY_WITHIN = Duration.ofSeconds(45);
+
+    private final DeliveryRepository repository;
+    private final ObjectMapper mapper;
+
+    public FanOutConsumer(DeliveryRepository repository, ObjectMapper mapper) {
+        this.repository = repository;
+        this.mapper = mapper;
+    }
+
+    @Incoming("payment-events")
+    public Uni<Void> consume(String value) {
+        JsonNode event;
+        try {
+            event = value == null ? null : mapper.readTree(value);
+        } catch (Exception e) {
+            Log.warnf(
+                    "payment-events record skipped: not JSON (%s)", e.getClass().getSimpleName());
+            return Uni.createFrom().voidItem();
+        }
+        UUID eventId = event == null ? null : uuid(event.path("eventId"));
+        UUID merchantId = event == null ? null : uuid(event.path("merchantId"));
+        String type = event == null ? null : event.path("type").asText(null);
+        if (eventId == null || merchantId == null || !TYPES.contains(type)) {
+            // events without a merchant, or of a type no merchant can subscribe to, have no webhook
+            return Uni.createFrom().voidItem();
+        }
+        return repository
+                .fanOut(eventId, merchantId, type)
+                .onFailure()
+                .retry()
+                .withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5))
+                .expireIn(RETRY_WITHIN.toMillis())
+                .invoke(added -> Log.debugf("event %s (%s): %d deliveries", eventId, type, added))
+                .replaceWithVoid();
+    }
+
+    private static UUID uuid(JsonNode node) {
+        try {
+            return node.isTextual() ? UUID.fromString(node.asText()) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

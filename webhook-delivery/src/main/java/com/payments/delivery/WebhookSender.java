@@ -1,0 +1,257 @@
+package com.payments.delivery;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.contracts.webhooks.WebhookUrlPolicy;
+import com.payments.delivery.DeliveryRepository.Attempt;
+import com.payments.delivery.DeliveryRepository.Lease;
+import com.payments.delivery.DeliveryRepository.Outcome;
+import io.quarkus.logging.Log;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.core.http.HttpClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Sends due deliveries (docs/webhook-delivery.md): every {@code poll-interval} it leases as many as it has room for,
+ * at most {@code per-endpoint-concurrency} in flight per endpoint and {@code max-in-flight} in all, so a slow or dead
+ * endpoint holds its own slots and no one else's. Each attempt resolves the URL's host off the event loop, checks
+ * every address with {@link WebhookUrlPolicy}, and connects to the checked address (the Host header and TLS SNI stay
+ * the URL's host), so a DNS answer cannot steer a delivery into our network. Redirects are not followed.
+ */
+@ApplicationScoped
+public class WebhookSender {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Vertx vertx;
+    private final DeliveryRepository repository;
+    private final DeliveryMetrics metrics;
+    private final ObjectMapper mapper;
+    private final WebhooksConfig config;
+    private final WebhookUrlPolicy policy;
+    private final RetrySchedule schedule;
+    private final Map<UUID, Integer> inFlight = new ConcurrentHashMap<>();
+    private final AtomicInteger total = new AtomicInteger();
+    private final AtomicBoolean leasing = new AtomicBoolean();
+    private HttpClient client;
+    private long timer = -1;
+
+    public WebhookSender(
+            Vertx vertx,
+            DeliveryRepository repository,
+            DeliveryMetrics metrics,
+            ObjectMapper mapper,
+            WebhooksConfig config) {
+        this.vertx = vertx;
+        this.repository = repository;
+        this.metrics = metrics;
+        this.mapper = mapper;
+        this.config = config;
+        this.policy = config.urlPolicy();
+        this.schedule = new RetrySchedule(config.schedule(), config.giveUpAfter(), RANDOM::nextDouble);
+        if (config.lease().compareTo(config.timeout()) <= 0) {
+            throw new IllegalStateException("payments.webhooks.lease must be longer than payments.webhooks.timeout");
+        }
+    }
+
+    void onStart(@Observes StartupEvent event) {
+        client = vertx.createHttpClient(new HttpClientOptions()
+                .setMaxPoolSize(config.perEndpointConcurrency())
+                .setConnectTimeout((int) config.timeout().toMillis())
+                .setForceSni(true)
+                .setKeepAlive(true));
+        timer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> tick());
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        vertx.cancelTimer(timer);
+    }
+
+    /** Attempts in flight on this instance (tests, metrics). */
+    int inFlight() {
+        return total.get();
+    }
+
+    private void tick() {
+        int room = config.maxInFlight() - total.get();
+        if (room <= 0 || !leasing.compareAndSet(false, true)) {
+            return;
+        }
+        repository
+                .lease(Map.copyOf(inFlight), config.perEndpointConcurrency(), room, config.lease())
+                .subscribe()
+                .with(
+                        leases -> {
+                            leasing.set(false);
+                            leases.forEach(this::start);
+                        },
+                        e -> {
+                            leasing.set(false);
+                            Log.warnf("Leasing due webhook deliveries failed: %s", e.getMessage());
+                        });
+    }
+
+    private void start(Lease lease) {
+        inFlight.merge(lease.endpointId(), 1, Integer::sum);
+        total.incrementAndGet();
+        deliver(lease)
+                .onTermination()
+                .invoke(() -> {
+                    inFlight.computeIfPresent(lease.endpointId(), (id, n) -> n == 1 ? null : n - 1);
+                    total.decrementAndGet();
+                })
+                .subscribe()
+                .with(
+                        ignored -> {},
+                        e -> Log.warnf(
+                                "Delivery %s: outcome not written (%s); it is tried again when its lease ends",
+                                lease.id(), e.getMessage()));
+    }
+
+    private Uni<Void> deliver(Lease lease) {
+        if (!"ENABLED".equals(lease.endpointStatus()) || lease.event() == null) {
+            return repository
+                    .close(lease)
+                    .invoke(closed -> {
+                        if (closed) {
+                            metrics.notSent();
+                        }
+                    })
+                    .replaceWithVoid();
+        }
+        Instant startedAt = Instant.now();
+        long start = System.nanoTime();
+        return attempt(lease)
+                .onFailure()
+                .recoverWithItem(e -> Result.failed(null, describe(e)))
+                .flatMap(result -> {
+                    Duration latency = Duration.ofNanos(System.nanoTime() - start);
+                    Attempt attempt = new Attempt(
+                            startedAt, latency.toMillis(), result.status(), result.succeeded(), result.error());
+                    Instant next = result.succeeded()
+                            ? null
+                            : schedule.next(lease.createdAt(), lease.attempts() + 1, Instant.now())
+                                    .orElse(null);
+                    return repository
+                            .record(lease, attempt, next, config.disableAfter())
+                            .invoke(outcome -> count(lease, outcome, latency));
+                })
+                .replaceWithVoid();
+    }
+
+    private void count(Lease lease, Outcome outcome, Duration latency) {
+        switch (outcome) {
+            case SUCCEEDED -> metrics.attempt("succeeded", latency);
+            case RETRY -> metrics.attempt("retry", latency);
+            case FAILED -> metrics.attempt("failed", latency);
+            case RETRY_ENDPOINT_DISABLED, FAILED_ENDPOINT_DISABLED -> {
+                metrics.attempt(outcome == Outcome.RETRY_ENDPOINT_DISABLED ? "retry" : "failed", latency);
+                metrics.endpointDisabled();
+                Log.warnf(
+                        "Webhook endpoint %s DISABLED: failing for over %s", lease.endpointId(), config.disableAfter());
+            }
+            case STALE ->
+                Log.infof("Delivery %s: lease ended before its outcome; the new lease's sender decides", lease.id());
+        }
+    }
+
+    /** One attempt: URL and address checks, then the request; a failed Uni is an attempt without an answer. */
+    private Uni<Result> attempt(Lease lease) {
+        Optional<String> badUrl = policy.checkUrl(lease.url());
+        if (badUrl.isPresent()) {
+            return Uni.createFrom().item(Result.failed(null, "not sent: " + badUrl.get()));
+        }
+        if (lease.secrets().isEmpty()) {
+            return Uni.createFrom().item(Result.failed(null, "not sent: the endpoint has no signing secret"));
+        }
+        URI uri = URI.create(lease.url());
+        String host = uri.getHost().startsWith("[")
+                ? uri.getHost().substring(1, uri.getHost().length() - 1)
+                : uri.getHost();
+        boolean https = "https".equalsIgnoreCase(uri.getScheme());
+        int port = uri.getPort() != -1 ? uri.getPort() : https ? 443 : 80;
+        // The JVM resolver (hosts file, DNS) on a worker thread: every address comes back, so every one is checked.
+        return vertx.executeBlocking(() -> List.of(InetAddress.getAllByName(host)), false)
+                .flatMap(addresses -> {
+                    Optional<String> refused = policy.checkAddresses(host, addresses);
+                    if (refused.isPresent()) {
+                        return Uni.createFrom().item(Result.failed(null, "not sent: " + refused.get()));
+                    }
+                    return send(lease, uri, host, port, https, addresses.get(0));
+                });
+    }
+
+    private Uni<Result> send(Lease lease, URI uri, String host, int port, boolean https, InetAddress address) {
+        String body;
+        try {
+            body = mapper.writeValueAsString(lease.event());
+        } catch (JsonProcessingException e) {
+            return Uni.createFrom().failure(e);
+        }
+        String id = lease.eventId().toString();
+        long timestamp = Instant.now().getEpochSecond();
+        String path = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
+                + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+        RequestOptions options = new RequestOptions()
+                .setMethod(HttpMethod.POST)
+                .setServer(SocketAddress.inetSocketAddress(port, address.getHostAddress()))
+                .setHost(host)
+                .setPort(port)
+                .setSsl(https)
+                .setURI(path)
+                .setFollowRedirects(false)
+                .setTimeout(config.timeout().toMillis())
+                .putHeader("content-type", "application/json")
+                .putHeader("user-agent", "payments-webhooks/1")
+                .putHeader("webhook-id", id)
+                .putHeader("webhook-timestamp", Long.toString(timestamp))
+                .putHeader("webhook-signature", Signatures.header(lease.secrets(), id, timestamp, body));
+        return client.request(options)
+                .flatMap(request -> request.send(body))
+                .flatMap(response -> response.end().replaceWith(response.statusCode()))
+                .ifNoItem()
+                .after(config.timeout())
+                .failWith(() -> new java.util.concurrent.TimeoutException("no answer within " + config.timeout()))
+                .map(status -> status >= 200 && status < 300
+                        ? new Result(status, true, null)
+                        : Result.failed(
+                                status,
+                                status >= 300 && status < 400
+                                        ? "HTTP " + status + ": redirects are not followed"
+                                        : "HTTP " + status));
+    }
+
+    private static String describe(Throwable e) {
+        if (e instanceof UnknownHostException) {
+            return "cannot resolve " + e.getMessage();
+        }
+        String message = e.getMessage() == null ? "" : ": " + e.getMessage();
+        return e.getClass().getSimpleName() + message;
+    }
+
+    record Result(Integer status, boolean succeeded, String error) {
+        static Result failed(Integer status, String error) {
+            return new Result(status, false, error);
+        }
+    }
+}

@@ -1,0 +1,401 @@
+package com.payments.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.infra.Kafka;
+import com.payments.infra.KafkaTestResource;
+import com.payments.infra.PostgresTestResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * webhook-delivery against real PostgreSQL, the embedded Kafka broker and receivers on loopback (test profile: http and
+ * loopback allowed, schedule 300ms/600ms/1s, disable-after 3s, 2 attempts in flight per endpoint).
+ */
+@QuarkusTest
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
+class DeliveryTest {
+    static final Duration WAIT = Duration.ofSeconds(30);
+    final ObjectMapper json = new ObjectMapper();
+    final List<AutoCloseable> closing = new ArrayList<>();
+    Webhooks db;
+    UUID merchant;
+
+    @BeforeEach
+    void setUp() {
+        var config = ConfigProvider.getConfig();
+        db = new Webhooks(
+                config.getValue("quarkus.datasource.jdbc.url", String.class),
+                config.getValue("quarkus.datasource.username", String.class),
+                config.getOptionalValue("quarkus.datasource.password", String.class)
+                        .orElse(""));
+        merchant = db.merchant();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (AutoCloseable c : closing) {
+            c.close();
+        }
+        db.close();
+    }
+
+    <T extends AutoCloseable> T closing(T resource) {
+        closing.add(resource);
+        return resource;
+    }
+
+    @Test
+    void healthAndMetricsAreOnTheManagementPortOnly() {
+        int management = ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
+        for (String path : List.of("/q/health/ready", "/q/health/live", "/q/metrics")) {
+            RestAssured.given().port(management).get(path).then().statusCode(200);
+            RestAssured.given().get(path).then().statusCode(404);
+        }
+    }
+
+    /**
+     * Records of payment-events fan out to the subscribed endpoint only, each delivered once (a record consumed twice
+     * adds nothing) with the feed's body and a valid signature per unexpired secret; unsubscribed types, other
+     * merchants' events and records without a merchant are not delivered.
+     */
+    @Test
+    void subscribedEventsAreDeliveredOnceWithValidSignatures() throws Exception {
+        Receiver receiver = closing(Receiver.answering(n -> 200));
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, receiver.url(), "PaymentCaptured", "RefundSucceeded");
+        String previous = Webhooks.newSecret(); // a rotation's old secret, still in its grace period
+        db.update(
+                "INSERT INTO webhook_endpoint_secrets (endpoint_id, secret, expires_at) VALUES (?, ?, now() + interval '1 hour')",
+                endpoint.id(),
+                previous);
+        db.update(
+                "INSERT INTO webhook_endpoint_secrets (endpoint_id, secret, expires_at) VALUES (?, ?, now() - interval '1 second')",
+                endpoint.id(),
+                Webhooks.newSecret());
+        UUID otherMerchant = db.merchant();
+        Receiver other = closing(Receiver.answering(n -> 200));
+        db.endpoint(otherMerchant, other.url(), "*");
+
+        UUID captured = UUID.randomUUID();
+        UUID failed = UUID.randomUUID();
+        UUID refunded = UUID.randomUUID();
+        UUID othersEvent = UUID.randomUUID();
+        UUID last = UUID.randomUUID();
+        List<String> records = new ArrayList<>();
+        records.add(db.event(captured, merchant, "PaymentCaptured"));
+        records.add(db.event(failed, merchant, "PaymentFailed"));
+        records.add(db.event(refunded, merchant, "RefundSucceeded"));
+        records.add(records.get(0)); // consumed again
+        records.add("{\"eventId\": \"" + UUID.randomUUID() + "\", \"type\": \"PaymentCaptured\"}"); // no merchant
+        String others = db.event(othersEvent, otherMerchant, "PaymentFailed");
+        // The records share a key, so one partition keeps their order: once the last one is delivered, all were read.
+        records.add(db.event(last, merchant, "PaymentCaptured"));
+        publish(records);
+        publish(List.of(others));
+
+        await().atMost(WAIT)
+                .until(() -> db.count(
+                                "SELECT count(*) FROM webhook_deliveries WHERE event_id = ? AND status = 'SUCCEEDED'",
+                                last)
+                        == 1);
+        await().atMost(WAIT).until(() -> other.requests() == 1);
+        assertThat(db.count("SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ?", endpoint.id()))
+                .isEqualTo(3);
+        await().atMost(WAIT)
+                .until(() -> db.count(
+                                "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'SUCCEEDED'",
+                                endpoint.id())
+                        == 3);
+        List<Receiver.Received> received = receiver.received();
+        assertThat(received).hasSize(3);
+        assertThat(received.stream().map(r -> r.headers().get("webhook-id")))
+                .containsExactlyInAnyOrder(captured.toString(), refunded.toString(), last.toString());
+
+        for (Receiver.Received r : received) {
+            String id = r.headers().get("webhook-id");
+            String timestamp = r.headers().get("webhook-timestamp");
+            assertThat(Long.parseLong(timestamp))
+                    .isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(60L));
+            assertThat(r.headers().get("content-type")).isEqualTo("application/json");
+            String[] signatures = r.headers().get("webhook-signature").split(" ");
+            assertThat(signatures)
+                    .containsExactlyInAnyOrder(
+                            hmac(endpoint.secret(), id, timestamp, r.body()), hmac(previous, id, timestamp, r.body()));
+
+            // the body is the event as GET /v1/events/{id} shows it: id, type, createdAt, data, in that order
+            Map<String, Object> row = db.rows(
+                            "SELECT type, created_at, payload::text AS payload FROM merchant_events WHERE id = ?::uuid",
+                            id)
+                    .get(0);
+            JsonNode body = json.readTree(r.body());
+            assertThat(r.body())
+                    .startsWith("{\"id\":\"" + id + "\",\"type\":\"" + row.get("type") + "\",\"createdAt\":\"");
+            assertThat(r.body()).endsWith(",\"data\":" + row.get("payload") + "}");
+            assertThat(OffsetDateTime.parse(body.get("createdAt").asText()).toInstant())
+                    .isEqualTo(((OffsetDateTime) row.get("created_at")).toInstant());
+        }
+        assertThat(db.count(
+                        "SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id"
+                                + " WHERE d.endpoint_id = ? AND a.outcome = 'SUCCEEDED' AND a.response_code = 200",
+                        endpoint.id()))
+                .isEqualTo(3);
+    }
+
+    /** A 500 is retried on the schedule; every attempt is a row; the success clears the endpoint's failing_since. */
+    @Test
+    void failedAttemptIsRetriedWithAnAttemptRowEach() {
+        Receiver receiver = closing(Receiver.answering(n -> n == 0 ? 500 : 200));
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, receiver.url(), "*");
+        UUID event = UUID.randomUUID();
+        db.event(event, merchant, "PaymentCaptured");
+        UUID delivery = db.delivery(endpoint.id(), merchant, event);
+
+        await().atMost(WAIT).until(() -> "SUCCEEDED".equals(db.status(delivery)));
+        List<Map<String, Object>> attempts = db.rows(
+                "SELECT attempt, response_code, outcome, error, next_attempt_at, started_at FROM webhook_delivery_attempts"
+                        + " WHERE delivery_id = ? ORDER BY attempt",
+                delivery);
+        assertThat(attempts).hasSize(2);
+        assertThat(attempts.get(0))
+                .containsEntry("attempt", 1)
+                .containsEntry("response_code", 500)
+                .containsEntry("outcome", "FAILED")
+                .containsEntry("error", "HTTP 500");
+        OffsetDateTime first = (OffsetDateTime) attempts.get(0).get("started_at");
+        OffsetDateTime retryAt = (OffsetDateTime) attempts.get(0).get("next_attempt_at");
+        assertThat(Duration.between(first, retryAt)).isLessThan(Duration.ofSeconds(2)); // 300 ms schedule + the attempt
+        assertThat(attempts.get(1))
+                .containsEntry("attempt", 2)
+                .containsEntry("response_code", 200)
+                .containsEntry("outcome", "SUCCEEDED");
+        assertThat(attempts.get(1).get("next_attempt_at")).isNull();
+        assertThat(db.count("SELECT attempts::bigint FROM webhook_deliveries WHERE id = ?", delivery))
+                .isEqualTo(2);
+        assertThat(db.scalar(
+                        "SELECT failing_since FROM webhook_endpoints WHERE id = ?",
+                        OffsetDateTime.class,
+                        endpoint.id()))
+                .isNull();
+        assertThat(receiver.requests()).isEqualTo(2);
+    }
+
+    /**
+     * Endpoints whose URL names a private, link-local or embedded-private address (written directly, as if the
+     * registration check had been bypassed) get a failed attempt naming the refusal: nothing is sent, and the
+     * addresses are refused before any connection.
+     */
+    @Test
+    void privateAddressesAreRefusedAtConnectTime() {
+        Map<String, String> refused = Map.of(
+                "http://10.1.2.3:21150/hook", "private address",
+                "http://169.254.169.254/latest/meta-data", "link-local or metadata address",
+                "http://[::ffff:192.168.1.1]:21151/", "private address",
+                "http://0.0.0.0:21152/", "unspecified address");
+        Map<UUID, String> deliveries = new java.util.HashMap<>();
+        refused.forEach((url, reason) -> {
+            Webhooks.Endpoint endpoint = db.endpoint(merchant, url, "*");
+            UUID event = UUID.randomUUID();
+            db.event(event, merchant, "PaymentCaptured");
+            deliveries.put(db.delivery(endpoint.id(), merchant, event), reason);
+        });
+        deliveries.forEach((delivery, reason) -> {
+            await().atMost(WAIT)
+                    .until(() ->
+                            db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", delivery)
+                                    >= 1);
+            Map<String, Object> attempt = db.rows(
+                            "SELECT response_code, outcome, error FROM webhook_delivery_attempts WHERE delivery_id = ? AND attempt = 1",
+                            delivery)
+                    .get(0);
+            assertThat(attempt.get("response_code")).isNull();
+            assertThat(attempt.get("outcome")).isEqualTo("FAILED");
+            assertThat((String) attempt.get("error")).startsWith("not sent: ").contains(reason);
+        });
+    }
+
+    /** A 3xx is a failed attempt: the redirect's target (here another loopback receiver) never gets a request. */
+    @Test
+    void redirectsAreNotFollowed() {
+        Receiver target = closing(Receiver.answering(n -> 200));
+        Receiver redirecting = closing(Receiver.redirectingTo(target.url()));
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, redirecting.url(), "*");
+        UUID event = UUID.randomUUID();
+        db.event(event, merchant, "PaymentCaptured");
+        UUID delivery = db.delivery(endpoint.id(), merchant, event);
+
+        await().atMost(WAIT)
+                .until(() -> db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", delivery)
+                        >= 2);
+        Map<String, Object> attempt = db.rows(
+                        "SELECT response_code, outcome, error FROM webhook_delivery_attempts WHERE delivery_id = ? AND attempt = 1",
+                        delivery)
+                .get(0);
+        assertThat(attempt)
+                .containsEntry("response_code", 302)
+                .containsEntry("outcome", "FAILED")
+                .containsEntry("error", "HTTP 302: redirects are not followed");
+        assertThat(target.requests()).isZero();
+    }
+
+    /**
+     * A receiver that answers after 5 s holds only its own endpoint's slots (2 in the test profile): a second
+     * endpoint's deliveries, due at the same time, all complete while the slow one is still busy.
+     */
+    @Test
+    void slowEndpointDoesNotDelayOthers() {
+        Receiver slow = closing(Receiver.slow(Duration.ofSeconds(5)));
+        Receiver fast = closing(Receiver.answering(n -> 200));
+        Webhooks.Endpoint slowEndpoint = db.endpoint(merchant, slow.url(), "*");
+        Webhooks.Endpoint fastEndpoint = db.endpoint(merchant, fast.url(), "*");
+        List<UUID> fastDeliveries = new ArrayList<>();
+        List<UUID> events = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            UUID event = UUID.randomUUID();
+            db.event(event, merchant, "PaymentCaptured");
+            events.add(event);
+        }
+        long start = System.nanoTime();
+        for (int i = 0; i < 10; i++) {
+            db.delivery(slowEndpoint.id(), merchant, events.get(i));
+        }
+        for (int i = 10; i < 20; i++) {
+            fastDeliveries.add(db.delivery(fastEndpoint.id(), merchant, events.get(i)));
+        }
+        await().atMost(WAIT).until(() -> fastDeliveries.stream().allMatch(d -> "SUCCEEDED".equals(db.status(d))));
+        Duration fastDone = Duration.ofNanos(System.nanoTime() - start);
+        long slowSucceeded = db.count(
+                "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'SUCCEEDED'",
+                slowEndpoint.id());
+        System.out.printf(
+                "slowEndpointDoesNotDelayOthers: 10 deliveries to the fast endpoint done in %d ms; slow endpoint: %d"
+                        + " requests received, %d succeeded, at most %d open at once%n",
+                fastDone.toMillis(), slow.requests(), slowSucceeded, slow.maxOpen());
+        assertThat(fastDone).isLessThan(Duration.ofSeconds(4));
+        assertThat(slowSucceeded).isZero();
+        assertThat(slow.maxOpen()).isEqualTo(2);
+    }
+
+    /**
+     * An endpoint failing for longer than disable-after (3 s here) is DISABLED with one operations item; its pending
+     * deliveries then end FAILED without being sent.
+     */
+    @Test
+    void endpointFailingPastDisableAfterIsDisabledOnce() {
+        Receiver receiver = closing(Receiver.answering(n -> 503));
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, receiver.url(), "*");
+        UUID event = UUID.randomUUID();
+        db.event(event, merchant, "PaymentCaptured");
+        UUID delivery = db.delivery(endpoint.id(), merchant, event);
+
+        await().atMost(WAIT).until(() -> "DISABLED"
+                .equals(db.scalar("SELECT status FROM webhook_endpoints WHERE id = ?", String.class, endpoint.id())));
+        assertThat(db.scalar("SELECT disabled_reason FROM webhook_endpoints WHERE id = ?", String.class, endpoint.id()))
+                .startsWith("every attempt failed since ");
+        await().atMost(WAIT).until(() -> "FAILED".equals(db.status(delivery)));
+        int requests = receiver.requests();
+        assertThat(requests).isGreaterThanOrEqualTo(2);
+        assertThat(db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", delivery))
+                .isEqualTo(requests);
+
+        UUID later = UUID.randomUUID();
+        db.event(later, merchant, "PaymentCaptured");
+        UUID notSent = db.delivery(endpoint.id(), merchant, later);
+        await().atMost(WAIT).until(() -> "FAILED".equals(db.status(notSent)));
+        assertThat(db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", notSent))
+                .isZero();
+        assertThat(receiver.requests()).isEqualTo(requests);
+        assertThat(db.count(
+                        "SELECT count(*) FROM operations_queue WHERE subject_type = 'webhook_endpoint' AND subject_id = ?"
+                                + " AND reason = 'webhook_endpoint_disabled' AND status = 'OPEN'",
+                        endpoint.id().toString()))
+                .isEqualTo(1);
+    }
+
+    /**
+     * A payment's events are ordered by createdAt, whatever the order their transactions started in: here the
+     * transaction that started first writes its event last, and that event's createdAt is the later one (V92).
+     */
+    @Test
+    void createdAtOrdersOnePaymentsEventsByCommit() throws Exception {
+        var config = ConfigProvider.getConfig();
+        String url = config.getValue("quarkus.datasource.jdbc.url", String.class);
+        String user = config.getValue("quarkus.datasource.username", String.class);
+        String password = config.getOptionalValue("quarkus.datasource.password", String.class)
+                .orElse("");
+        UUID payment = UUID.randomUUID();
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        String insert = "INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (?, 'PaymentCaptured',"
+                + " 'payment-events', ?, jsonb_build_object('merchantId', ?::text))";
+        try (java.sql.Connection early = java.sql.DriverManager.getConnection(url, user, password);
+                java.sql.Connection late = java.sql.DriverManager.getConnection(url, user, password)) {
+            early.setAutoCommit(false);
+            try (var st = early.createStatement()) {
+                st.execute("SELECT now()"); // the transaction has started: its now() is fixed from here
+            }
+            try (var st = late.prepareStatement(insert)) {
+                st.setObject(1, first);
+                st.setString(2, payment.toString());
+                st.setString(3, merchant.toString());
+                st.executeUpdate();
+            }
+            try (var st = early.prepareStatement(insert)) {
+                st.setObject(1, second);
+                st.setString(2, payment.toString());
+                st.setString(3, merchant.toString());
+                st.executeUpdate();
+            }
+            early.commit();
+        }
+        OffsetDateTime firstAt =
+                db.scalar("SELECT created_at FROM merchant_events WHERE id = ?", OffsetDateTime.class, first);
+        OffsetDateTime secondAt =
+                db.scalar("SELECT created_at FROM merchant_events WHERE id = ?", OffsetDateTime.class, second);
+        assertThat(secondAt).isAfter(firstAt);
+    }
+
+    /** An independent Standard Webhooks verifier: v1,base64(HMAC-SHA256(key, id.timestamp.body)). */
+    static String hmac(String secret, String id, String timestamp, String body) throws Exception {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(Base64.getDecoder().decode(secret.substring("whsec_".length())), "HmacSHA256"));
+        return "v1,"
+                + Base64.getEncoder()
+                        .encodeToString(
+                                mac.doFinal((id + "." + timestamp + "." + body).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    void publish(List<String> values) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+                Map.of("bootstrap.servers", Kafka.bootstrapServers(), "acks", "all"),
+                new StringSerializer(),
+                new StringSerializer())) {
+            for (String value : values) {
+                producer.send(new ProducerRecord<>("payment-events", "one-key", value))
+                        .get();
+            }
+        }
+    }
+}
