@@ -18,14 +18,17 @@ import java.util.UUID;
 @ApplicationScoped
 public class WebhookEndpointRepository {
 
+    /** The first key of the advisory locks of merchants' endpoint registrations (issue 24); the second: the merchant. */
+    static final int REGISTRATION_LOCK = 24;
+
     /**
-     * Takes the merchant's row lock (FOR NO KEY UPDATE: payments and refunds referencing the merchant are not held up)
-     * so that the endpoint count read by {@link #insert} afterwards, in the same transaction, cannot race another
-     * registration.
+     * Serialises the merchant's registrations until the transaction ends, so that the endpoint count read by {@link
+     * #insert} afterwards, in the same transaction, cannot race another one. An advisory lock: a row lock on
+     * {@code merchants} would need UPDATE on it, which the application role does not have (V79).
      */
     public Uni<Void> lockMerchant(SqlClient conn, UUID merchantId) {
-        return conn.preparedQuery("SELECT 1 FROM merchants WHERE id = $1 FOR NO KEY UPDATE")
-                .execute(Tuple.of(merchantId))
+        return conn.preparedQuery("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+                .execute(Tuple.of(REGISTRATION_LOCK, merchantId.toString()))
                 .replaceWithVoid();
     }
 
