@@ -116,7 +116,7 @@ public record Page(int limit, UUID startingAfter, UUID endingBefore) {
         String filterSql = condition == null ? "" : " AND " + condition;
         if (filter != null) {
             params.add(filter);
-            filterSql = " AND t.%s = $%d".formatted(filterColumn, params.size());
+            filterSql += " AND t.%s = $%d".formatted(filterColumn, params.size());
         }
         if (createdFrom != null) {
             params.add(OffsetDateTime.ofInstant(createdFrom, ZoneOffset.UTC));
