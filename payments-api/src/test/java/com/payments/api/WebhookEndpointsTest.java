@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.payments.api.TestSupport.Shop;
 import com.payments.api.endpoints.HostResolver;
 import com.payments.infra.PostgresTestResource;
-import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusMock;
@@ -39,14 +38,10 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code /v1/webhook_endpoints} and {@code POST /v1/events/{id}/redeliver} (docs/api.md "Webhook endpoints"), against
  * the tables: the delivery service is not running, so what is asserted is what it would read. The URLs are loopback or
- * literal addresses, never contacted; a host name is answered by a resolver of the test (QuarkusMock), not DNS. Logged
- * in as the application role, as in production: its grants (V79, V90) are what this API needs.
+ * literal addresses, never contacted; a host name is answered by a resolver of the test (QuarkusMock), not DNS.
  */
 @QuarkusTest
-@WithTestResource(
-        value = PostgresTestResource.class,
-        initArgs = @ResourceArg(name = "login", value = "app"),
-        scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
 class WebhookEndpointsTest {
     private static final String SECRET = "whsec_[A-Za-z0-9+/]{43}=";
     private static final String RECEIVER = "http://127.0.0.1:21001/hook";
