@@ -94,12 +94,29 @@ public record Page(int limit, UUID startingAfter, UUID endingBefore) {
             Object filter,
             Instant createdFrom,
             Function<Row, T> mapper) {
+        return read(client, table, columns, merchantId, null, filterColumn, filter, createdFrom, mapper);
+    }
+
+    /**
+     * {@link #read} of the rows that also meet {@code condition} (SQL of ours on the row {@code t}, never request
+     * text; null: none), such as the predicate of a partial index; a cursor row must meet it too.
+     */
+    public <T> Uni<Slice<T>> read(
+            SqlClient client,
+            String table,
+            String columns,
+            UUID merchantId,
+            String condition,
+            String filterColumn,
+            Object filter,
+            Instant createdFrom,
+            Function<Row, T> mapper) {
         boolean backwards = endingBefore != null;
         List<Object> params = new ArrayList<>(List.of(merchantId, limit + 1));
-        String filterSql = "";
+        String filterSql = condition == null ? "" : " AND " + condition;
         if (filter != null) {
             params.add(filter);
-            filterSql = " AND t.%s = $%d".formatted(filterColumn, params.size());
+            filterSql += " AND t.%s = $%d".formatted(filterColumn, params.size());
         }
         if (createdFrom != null) {
             params.add(OffsetDateTime.ofInstant(createdFrom, ZoneOffset.UTC));
@@ -121,7 +138,7 @@ public record Page(int limit, UUID startingAfter, UUID endingBefore) {
             sql =
                     """
                     SELECT c.at IS NOT NULL AS cursor_found, page.*
-                      FROM (SELECT (SELECT created_at FROM %2$s WHERE id = $%4$d AND merchant_id = $1) AS at) c
+                      FROM (SELECT (SELECT created_at FROM %2$s t WHERE t.id = $%4$d AND t.merchant_id = $1%7$s) AS at) c
                       LEFT JOIN LATERAL (
                         SELECT %1$s FROM %2$s t
                          WHERE t.merchant_id = $1%3$s AND (t.created_at, t.id) %5$s (c.at, $%4$d)
@@ -132,7 +149,8 @@ public record Page(int limit, UUID startingAfter, UUID endingBefore) {
                                     filterSql,
                                     params.size(),
                                     backwards ? ">" : "<",
-                                    backwards ? "ASC" : "DESC");
+                                    backwards ? "ASC" : "DESC",
+                                    condition == null ? "" : " AND " + condition);
         }
         return client.preparedQuery(sql).execute(Tuple.from(params)).map(rows -> slice(rows, backwards, mapper));
     }

@@ -36,7 +36,7 @@ import org.jboss.resteasy.reactive.RestPath;
 @RateLimited
 public class EventResource {
     /** The types of docs/architecture.md §6 that reach merchants. */
-    static final Set<String> TYPES = Set.of(
+    public static final Set<String> TYPES = Set.of(
             PaymentCaptured.TYPE, PaymentFailed.TYPE, PaymentDisputed.TYPE, RefundSucceeded.TYPE, RefundFailed.TYPE);
 
     private final SecurityIdentity identity;
