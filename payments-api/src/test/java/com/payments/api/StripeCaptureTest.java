@@ -221,6 +221,79 @@ class StripeCaptureTest {
     }
 
     @Test
+    void aReplayed500WhereStripeDidCreateTheIntentIsCapturedExactlyOnce() {
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 2400, "tok_visa");
+        assertThat(firstAnswer500(id, 2400).detail()).isEqualTo("http_500");
+        // Stripe answered 500 but had created the PaymentIntent (the sandbox's 500 creates nothing: made here under
+        // another key, with our metadata)
+        TestSupport.psp(pspUrl)
+                .header("Authorization", "Bearer sk_test_payments_api")
+                .header("Idempotency-Key", "elsewhere-" + id)
+                .contentType("application/x-www-form-urlencoded")
+                .body("amount=2400&currency=eur&confirm=true&payment_method=pm_card_visa&metadata[payment_id]=" + id)
+                .post("/stripe/v1/payment_intents")
+                .then()
+                .statusCode(200);
+        awaitSearchShows(id);
+        double searched = pspCalls("charge_search", "captured");
+
+        resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+
+        assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURED");
+        assertThat(pspCalls("charge_search", "captured"))
+                .as("found by the metadata search")
+                .isEqualTo(searched + 1);
+        assertThat(pspReference(id)).startsWith("pi_");
+        assertThat(chargeMovements(id)).as("charged exactly once").isEqualTo(1);
+        assertThat(openAttentionItems(id)).isZero();
+    }
+
+    @Test
+    void aReplayed500WhereStripeCreatedNothingStaysUnknownWithOneItemThenIsChargedAfterTheKeyWindow() {
+        UUID id = Fixtures.insertPayment(pool, "UNKNOWN", 2500, "tok_visa");
+        firstAnswer500(id, 2500);
+
+        for (int attempt = 0; attempt < 2; attempt++) {
+            makeDue(id);
+            resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+        }
+
+        assertThat(paymentStatus(pool, id)).as("never FAILED, never a new key").isEqualTo("UNKNOWN");
+        assertThat(chargeRequests(id))
+                .as("the first 500 and two re-sends of the same key")
+                .isEqualTo(3);
+        assertThat(chargeMovements(id)).isZero();
+        assertThat(openAttentionItems(id)).as("one item, not one per attempt").isEqualTo(1);
+        assertThat(TestSupport.count(
+                        pool,
+                        "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND status = 'OPEN'"
+                                + " AND details ->> 'pspAnswer' LIKE 'the PSP replays a 500 under the key until %'",
+                        id.toString()))
+                .isEqualTo(1);
+        assertThat(TestSupport.count(
+                        pool, "SELECT count(*) FROM payments WHERE id = $1 AND next_attempt_at IS NOT NULL", id))
+                .as("the resolver keeps asking")
+                .isEqualTo(1);
+
+        // 25 h later Stripe has forgotten the key (the sandbox clock) and nothing is found: the resolver charges anew
+        TestSupport.psp(pspUrl)
+                .contentType("application/json")
+                .body("{\"instant\":\"" + java.time.Instant.now().plus(Duration.ofHours(25)) + "\"}")
+                .put("/test/clock")
+                .then()
+                .statusCode(200);
+        makeOld(id, Duration.ofHours(25));
+        makeDue(id);
+        resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+
+        assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURED");
+        assertThat(chargeMovements(id)).as("charged exactly once").isEqualTo(1);
+        assertThat(openAttentionItems(id))
+                .as("the final outcome resolves the item")
+                .isZero();
+    }
+
+    @Test
     void aRateLimitedCaptureIsRetriedWithBackoffThenUnknownNeverFailed() {
         Fixtures.faults(pspUrl, "{\"rateLimitRate\":1.0}");
         double limited = pspCalls("charge", "unknown");
@@ -237,6 +310,52 @@ class StripeCaptureTest {
                 .isEqualTo(1);
         assertThat(pspCalls("charge", "unknown")).isEqualTo(limited + 1);
         assertThat(chargeMovements(id)).isZero();
+    }
+
+    /** Our charge of the payment, first answered with a 500 that Stripe keeps under the key (nothing created). */
+    private com.payments.psp.port.ChargeResult firstAnswer500(UUID id, long amount) {
+        Fixtures.faults(pspUrl, "{\"errorRate\":1.0}");
+        try {
+            com.payments.psp.port.ChargeResult first = psp.charge(
+                            new com.payments.psp.port.ChargeRequest(id.toString(), amount, "EUR", "tok_visa"))
+                    .await()
+                    .atMost(Duration.ofSeconds(30));
+            assertThat(first.status()).isEqualTo(com.payments.psp.port.ChargeResult.Status.UNKNOWN);
+            return first;
+        } finally {
+            noFaults();
+        }
+    }
+
+    /** Stripe's search shows a PaymentIntent only a while after it was written (the sandbox: search-delay). */
+    private void awaitSearchShows(UUID id) {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> !TestSupport.psp(pspUrl)
+                        .header("Authorization", "Bearer sk_test_payments_api")
+                        .queryParam("query", "metadata['payment_id']:'" + id + "'")
+                        .get("/stripe/v1/payment_intents/search")
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .<java.util.List<Object>>path("data")
+                        .isEmpty());
+    }
+
+    private long openAttentionItems(UUID id) {
+        return TestSupport.count(
+                pool,
+                "SELECT count(*) FROM operations_queue WHERE subject_type = 'payment' AND subject_id = $1"
+                        + " AND reason = 'psp_charge_needs_attention' AND status = 'OPEN'",
+                id.toString());
+    }
+
+    private void makeDue(UUID id) {
+        pool.preparedQuery("UPDATE payments SET next_attempt_at = now() WHERE id = $1")
+                .execute(io.vertx.mutiny.sqlclient.Tuple.of(id))
+                .await()
+                .indefinitely();
     }
 
     /** The payment as first sent {@code age} ago (the resolver's look-up decides by it). */

@@ -12,7 +12,8 @@ import java.util.UUID;
 
 /**
  * The PSP refused a payment's charge or look-up in a way only an operator can settle ({@link PspAttentionException}:
- * Stripe's {@code idempotency_error} for a key used with other parameters, a rejected API key). The payment stays
+ * Stripe's {@code idempotency_error} for a key used with other parameters, a rejected API key, a 500 Stripe replays
+ * under the key with no PaymentIntent found). The payment stays
  * UNKNOWN (never FAILED: a charge may exist under the key) and the resolver keeps asking; this item, at most one OPEN
  * per payment, tells an operator. Opened by the capture path or the resolver, whichever sees it first; a final
  * outcome of the payment resolves it (docs/resolver.md, docs/operations.md).
@@ -48,6 +49,9 @@ public class PspChargeAttention {
                 "The PSP refused the charge request for this payment (pspAnswer). idempotency_error: the PSP holds a"
                         + " request under this payment id with other parameters; look it up at the PSP by metadata"
                         + " payment_id. http_401/403/404: check the API key and URL (STRIPE_API_KEY, psp.stripe.*)."
+                        + " 'the PSP replays a 500 under the key until <time>': the first request got a 500 the PSP"
+                        + " keeps under the key and no charge is found; nothing to do but not charge by hand: the"
+                        + " resolver settles it if the PSP shows a charge, else sends it anew after that time."
                         + " The payment stays UNKNOWN and the resolver keeps asking; its final outcome resolves this"
                         + " item (docs/resolver.md).");
         return operations.open(conn, "payment", paymentId.toString(), REASON, details.toString());

@@ -29,6 +29,7 @@ import io.vertx.mutiny.ext.web.client.HttpRequest;
 import io.vertx.mutiny.ext.web.client.WebClient;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -53,8 +54,20 @@ public final class StripePsp implements PspPort {
     /** The detail of a charge Stripe refused because its key was used with other parameters. */
     public static final String IDEMPOTENCY_ERROR = "idempotency_error";
 
-    /** An HTTP answer: status and JSON body (a missing node when the body is not JSON). */
-    record Answer(int status, JsonNode body) {
+    /**
+     * Stripe keeps a request's answer under its idempotency key for 24 hours, a 500 included: the time after the
+     * first attempt until which a re-send with the same key gets the same answer.
+     */
+    static final Duration STRIPE_KEY_TTL = Duration.ofHours(24);
+
+    /** The {@link ChargeResult#detail()} prefix of a 5xx Stripe replayed under our key ({@code Idempotent-Replayed}). */
+    static final String REPLAYED = "replayed_";
+
+    /**
+     * An HTTP answer: status, JSON body (a missing node when the body is not JSON) and whether Stripe replayed it
+     * under the idempotency key ({@code Idempotent-Replayed: true}).
+     */
+    record Answer(int status, JsonNode body, boolean replayed) {
         JsonNode error() {
             return body.path("error");
         }
@@ -157,8 +170,13 @@ public final class StripePsp implements PspPort {
                         : ChargeResult.declined(null, first(text(error.path("code")), "invalid_request", null));
             case 409 -> ChargeResult.unknown(null, first(text(error.path("code")), "conflict", null));
             case 401, 403, 404 -> ChargeResult.attention(null, "http_" + answer.status());
-            default -> ChargeResult.unknown(null, "http_" + answer.status());
+            default -> ChargeResult.unknown(null, replayedServerError(answer) + "http_" + answer.status());
         };
+    }
+
+    /** {@link #REPLAYED} for a 5xx Stripe replayed under the key, else empty. */
+    private static String replayedServerError(Answer answer) {
+        return answer.replayed() && answer.status() >= 500 ? REPLAYED : "";
     }
 
     /** A PaymentIntent's status as our outcome. */
@@ -197,7 +215,11 @@ public final class StripePsp implements PspPort {
      * or runs it now if the first never arrived. Should Stripe refuse the key as used with other parameters (400
      * {@code idempotency_error}: a PaymentIntent exists under our payment id, but not the one we asked for), the
      * PaymentIntent is searched by our metadata, so that the resolver sees what Stripe holds (and its amount);
-     * not found there, the answer stays UNKNOWN with {@code needsAttention}. After the window, the PaymentIntent is
+     * not found there, the answer stays UNKNOWN with {@code needsAttention}. Should Stripe replay a 5xx under the key
+     * (the first attempt's answer, kept for 24 hours: every re-send gets it), the PaymentIntent is retrieved by its
+     * stored id, else searched by our metadata; found captured or declined, that is the answer, else UNKNOWN with
+     * {@code needsAttention} ({@link #replayed5xx}) and nothing new is sent: a new key could charge twice. After the
+     * window, the PaymentIntent is
      * retrieved by its stored id, else searched by {@code metadata['payment_id']}; the search index lags, so an empty
      * search means NOT_FOUND only once {@link StripeSettings#searchLag()} has passed since the first attempt.
      */
@@ -206,26 +228,52 @@ public final class StripePsp implements PspPort {
         Instant now = clock.instant();
         if (now.isBefore(query.firstSentAt().plus(settings.idempotencyWindow()))) {
             return timed("charge_resend", chargeCall(query.original()), ChargeResult::status)
-                    .flatMap(result -> result.needsAttention() && IDEMPOTENCY_ERROR.equals(result.detail())
-                            ? search(query, false)
-                                    .map(found -> found.status() == ChargeResult.Status.CAPTURED
-                                                    || found.status() == ChargeResult.Status.DECLINED
-                                            ? found
-                                            : result)
-                            : Uni.createFrom().item(result));
+                    .flatMap(result -> {
+                        if (result.needsAttention() && IDEMPOTENCY_ERROR.equals(result.detail())) {
+                            return search(query, false).map(found -> definite(found) ? found : result);
+                        }
+                        if (result.detail() != null && result.detail().startsWith(REPLAYED)) {
+                            Uni<ChargeResult> found =
+                                    query.pspChargeId() != null ? retrieve(query.pspChargeId()) : search(query, false);
+                            return found.map(intent -> definite(intent) ? intent : replayed5xx(query, intent, result));
+                        }
+                        return Uni.createFrom().item(result);
+                    });
         }
         if (query.pspChargeId() != null) {
-            Uni<ChargeResult> retrieve = call(HttpMethod.GET, "/v1/payment_intents/" + encode(query.pspChargeId()))
-                    .map(answer -> answer.status() == 200
-                            ? intentOutcome(answer.body())
-                            : answer.status() == 404
-                                    ? ChargeResult.attention(query.pspChargeId(), "payment_intent_missing")
-                                    : ChargeResult.unknown(query.pspChargeId(), "http_" + answer.status()))
-                    .onFailure(StripePsp::sent)
-                    .recoverWithItem(failure -> ChargeResult.unknown(query.pspChargeId(), detail(failure)));
-            return timed("charge_retrieve", retrieve, ChargeResult::status);
+            return retrieve(query.pspChargeId());
         }
         return search(query, !now.isBefore(query.firstSentAt().plus(settings.searchLag())));
+    }
+
+    private static boolean definite(ChargeResult result) {
+        return result.status() == ChargeResult.Status.CAPTURED || result.status() == ChargeResult.Status.DECLINED;
+    }
+
+    /**
+     * Stripe replays a 5xx under our key and no captured or declined PaymentIntent is found: it may never have been
+     * created, and a new key could charge twice, so the payment waits for the key to expire (the resolver's look-up
+     * after {@link StripeSettings#idempotencyWindow()}) and an operator is told at once.
+     */
+    private static ChargeResult replayed5xx(ChargeQuery query, ChargeResult found, ChargeResult resent) {
+        String status = resent.detail().substring(REPLAYED.length() + "http_".length());
+        return ChargeResult.attention(
+                found.pspChargeId() != null ? found.pspChargeId() : query.pspChargeId(),
+                "the PSP replays a " + status + " under the key until "
+                        + query.firstSentAt().plus(STRIPE_KEY_TTL));
+    }
+
+    /** The PaymentIntent of a stored id. */
+    private Uni<ChargeResult> retrieve(String pspChargeId) {
+        Uni<ChargeResult> retrieved = call(HttpMethod.GET, "/v1/payment_intents/" + encode(pspChargeId))
+                .map(answer -> answer.status() == 200
+                        ? intentOutcome(answer.body())
+                        : answer.status() == 404
+                                ? ChargeResult.attention(pspChargeId, "payment_intent_missing")
+                                : ChargeResult.unknown(pspChargeId, "http_" + answer.status()))
+                .onFailure(StripePsp::sent)
+                .recoverWithItem(failure -> ChargeResult.unknown(pspChargeId, detail(failure)));
+        return timed("charge_retrieve", retrieved, ChargeResult::status);
     }
 
     /**
@@ -274,9 +322,27 @@ public final class StripePsp implements PspPort {
                 .add("metadata[" + METADATA_PAYMENT + "]", request.paymentId())
                 .toString();
         return call(HttpMethod.POST, "/v1/refunds", form, request.refundId())
-                .map(StripePsp::refundOutcome)
+                .flatMap(answer -> replayedServerError(answer).isEmpty()
+                        ? Uni.createFrom().item(refundOutcome(answer))
+                        : listed(request).map(found -> replayed5xx(answer, found)))
                 .onFailure(StripePsp::sent)
                 .recoverWithItem(failure -> RefundResult.unknown(null, detail(failure)));
+    }
+
+    /**
+     * Stripe replays a 5xx under the refund's key (the first attempt's answer, kept 24 hours): the refund as the
+     * PaymentIntent's refund list shows it; not there (or the list unanswered), UNKNOWN with {@code needsAttention}
+     * and nothing new is sent: a new key could refund twice.
+     */
+    private static RefundResult replayed5xx(Answer answer, RefundResult found) {
+        return switch (found.status()) {
+            case SUCCEEDED, PENDING, FAILED -> found;
+            default ->
+                RefundResult.attention(
+                        null,
+                        "the PSP replays a " + answer.status() + " under the key until " + STRIPE_KEY_TTL.toHours()
+                                + " h after the refund's first attempt");
+        };
     }
 
     static RefundResult refundOutcome(Answer answer) {
@@ -330,28 +396,33 @@ public final class StripePsp implements PspPort {
                             ? refundStatus(answer.body())
                             : RefundResult.unknown(query.pspRefundId(), "http_" + answer.status()));
         } else {
-            String refundId = query.original().refundId();
-            lookup = call(
-                            HttpMethod.GET,
-                            "/v1/refunds?limit=100&payment_intent="
-                                    + encode(query.original().pspChargeId()))
-                    .map(answer -> {
-                        if (answer.status() != 200) {
-                            return RefundResult.unknown(null, "http_" + answer.status());
-                        }
-                        for (JsonNode refund : answer.body().path("data")) {
-                            if (refundId.equals(text(refund.path("metadata").path(METADATA_REFUND)))) {
-                                return refundStatus(refund);
-                            }
-                        }
-                        return new RefundResult(RefundResult.Status.NOT_FOUND, null, null, null, false);
-                    });
+            lookup = listed(query.original());
         }
         return timed(
                 "refund_lookup",
                 lookup.onFailure(StripePsp::sent)
                         .recoverWithItem(failure -> RefundResult.unknown(query.pspRefundId(), detail(failure))),
                 RefundResult::status);
+    }
+
+    /**
+     * Our refund in the PaymentIntent's refund list, found by {@code metadata['refund_id']} (a list, not search: no
+     * lag, so absence is NOT_FOUND).
+     */
+    private Uni<RefundResult> listed(RefundRequest original) {
+        String refundId = original.refundId();
+        return call(HttpMethod.GET, "/v1/refunds?limit=100&payment_intent=" + encode(original.pspChargeId()))
+                .map(answer -> {
+                    if (answer.status() != 200) {
+                        return RefundResult.unknown(null, "http_" + answer.status());
+                    }
+                    for (JsonNode refund : answer.body().path("data")) {
+                        if (refundId.equals(text(refund.path("metadata").path(METADATA_REFUND)))) {
+                            return refundStatus(refund);
+                        }
+                    }
+                    return new RefundResult(RefundResult.Status.NOT_FOUND, null, null, null, false);
+                });
     }
 
     // ---------------------------------------------------------------- webhooks
@@ -454,7 +525,9 @@ public final class StripePsp implements PspPort {
                 .failWith(() -> new TimeoutException("Stripe did not answer within " + timeoutMs + " ms"))
                 .map(response -> {
                     Answer answer = new Answer(
-                            response.statusCode(), PspHttp.json(response.bodyAsBuffer(), mapper.missingNode()));
+                            response.statusCode(),
+                            PspHttp.json(response.bodyAsBuffer(), mapper.missingNode()),
+                            "true".equalsIgnoreCase(response.getHeader("Idempotent-Replayed")));
                     if (answer.status() == 429) {
                         throw new RateLimited(answer);
                     }

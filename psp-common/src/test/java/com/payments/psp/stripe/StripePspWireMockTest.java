@@ -174,6 +174,46 @@ class StripePspWireMockTest {
     }
 
     @Test
+    void aServerErrorReplayedInTheLookUpIsReadByIdWhileAFreshOneIsNot() {
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .withHeader("Idempotency-Key", equalTo("pay_replayed"))
+                .willReturn(aResponse()
+                        .withStatus(500)
+                        .withHeader("Idempotent-Replayed", "true")
+                        .withBody("{\"error\":{\"type\":\"api_error\"}}")));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .withHeader("Idempotency-Key", equalTo("pay_fresh"))
+                .willReturn(aResponse().withStatus(500).withBody("{\"error\":{\"type\":\"api_error\"}}")));
+        stripe.stubFor(get(urlEqualTo("/v1/payment_intents/pi_wm"))
+                .inScenario("intent")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(200).withBody(intent("requires_action")))
+                .willSetStateTo("paid"));
+        stripe.stubFor(get(urlEqualTo("/v1/payment_intents/pi_wm"))
+                .inScenario("intent")
+                .whenScenarioStateIs("paid")
+                .willReturn(aResponse().withStatus(200).withBody(intent("succeeded"))));
+        java.time.Instant first = java.time.Instant.now().minusSeconds(60);
+        ChargeQuery replayed = new ChargeQuery(charge("pay_replayed"), "pi_wm", first);
+
+        // not settled at Stripe: UNKNOWN for an operator, until Stripe forgets the key; nothing sent anew
+        assertThat(await(psp.lookUpCharge(replayed)))
+                .isEqualTo(ChargeResult.attention(
+                        "pi_wm", "the PSP replays a 500 under the key until " + first.plus(Duration.ofHours(24))));
+        ChargeResult captured = await(psp.lookUpCharge(replayed));
+        assertThat(captured.status()).isEqualTo(ChargeResult.Status.CAPTURED);
+        assertThat(captured.pspChargeId()).isEqualTo("pi_wm");
+        // a 500 that is not a replay (the request ran now) is plain UNKNOWN: the next re-send may still run it
+        assertThat(await(psp.lookUpCharge(new ChargeQuery(charge("pay_fresh"), null, first))))
+                .isEqualTo(ChargeResult.unknown(null, "http_500"));
+        stripe.verify(3, postRequestedFor(urlEqualTo("/v1/payment_intents")));
+        stripe.verify(
+                0,
+                com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor(
+                        urlPathEqualTo("/v1/payment_intents/search")));
+    }
+
+    @Test
     void aReusedKeyInTheLookUpIsSearchedSoThatTheResolverSeesWhatStripeHolds() {
         stripe.stubFor(
                 post(urlEqualTo("/v1/payment_intents"))
