@@ -55,10 +55,13 @@ launch() {
   local module=$1
   shift
   if native "$module"; then
-    "$(executable "$module")" "$@"
+    set -- "$(executable "$module")" "$@"
   else
-    "$JAVA" "$@" -jar "$(jar "$module")"
+    set -- "$JAVA" "$@" -jar "$(jar "$module")"
   fi
+  # Started with & (a subshell), exec: $! is then the service itself, which cleanup's kill stops (a subshell's child
+  # would outlive it and keep its port).
+  if [[ $BASHPID != "$$" ]]; then exec "$@"; else "$@"; fi
 }
 
 if [[ "${1:-}" == "events" ]]; then

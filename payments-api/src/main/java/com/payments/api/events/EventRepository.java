@@ -35,7 +35,7 @@ public class EventRepository {
                         DELETE FROM merchant_events WHERE id = ANY (ARRAY(
                             SELECT id FROM merchant_events
                              WHERE created_at < now() - make_interval(secs => $1)
-                             ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED))""")
+                             ORDER BY created_at LIMIT $2))""")
                 .execute(Tuple.of((double) retention.toSeconds(), limit))
                 .map(RowSet::rowCount);
     }
