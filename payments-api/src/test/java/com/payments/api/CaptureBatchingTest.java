@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.payments.api.capture.PaymentRepository;
 import com.payments.api.capture.PaymentRepository.NewPayment;
 import com.payments.api.capture.PaymentRepository.OutcomeRow;
-import com.payments.api.common.StatementBatcher;
+import com.payments.contracts.sql.StatementBatcher;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.DistributionSummary;

@@ -6,11 +6,11 @@ import static com.payments.api.TestSupport.count;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.common.DatabaseBusyException;
 import com.payments.api.common.OutboxRow;
-import com.payments.api.common.StatementBatcher;
 import com.payments.api.refunds.RefundRepository;
 import com.payments.api.refunds.RefundRepository.Reservation;
+import com.payments.contracts.sql.DatabaseBusyException;
+import com.payments.contracts.sql.StatementBatcher;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import io.micrometer.core.instrument.DistributionSummary;

@@ -14,8 +14,10 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /** {@code webhook_deliveries} and their attempts (V90): fan-out, leases, and each attempt's outcome. */
@@ -27,20 +29,27 @@ public class DeliveryRepository {
         this.pool = pool;
     }
 
+    /** A {@code payment-events} record that can have webhooks. */
+    public record Event(UUID id, UUID merchantId, String type) {}
+
     /**
-     * One PENDING delivery of the event per ENABLED endpoint of the merchant subscribed to its type or to "*"; a
-     * re-consumed event adds nothing (one 'event' delivery per endpoint and event). Returns how many were added.
+     * One PENDING delivery of each event per ENABLED endpoint of its merchant subscribed to its type or to "*"; a
+     * re-consumed event, or one twice in the batch, adds nothing (one 'event' delivery per endpoint and event). Returns how many were added.
      */
-    public Uni<Integer> fanOut(UUID eventId, UUID merchantId, String type) {
+    public Uni<Integer> fanOut(List<Event> events) {
         return pool.preparedQuery(
                         """
                         INSERT INTO webhook_deliveries (id, endpoint_id, event_id, merchant_id, origin, next_attempt_at)
-                        SELECT gen_random_uuid(), e.id, $1, e.merchant_id, 'event', now()
-                          FROM webhook_endpoints e
-                         WHERE e.merchant_id = $2 AND e.status = 'ENABLED'
-                           AND ($3 = ANY (e.event_types) OR '*' = ANY (e.event_types))
+                        SELECT gen_random_uuid(), e.id, v.id, e.merchant_id, 'event', now()
+                          FROM (SELECT DISTINCT * FROM unnest($1::uuid[], $2::uuid[], $3::text[])) AS v (id, merchant_id, type)
+                          JOIN webhook_endpoints e
+                            ON e.merchant_id = v.merchant_id AND e.status = 'ENABLED'
+                           AND (v.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
                         ON CONFLICT (endpoint_id, event_id) WHERE origin = 'event' DO NOTHING""")
-                .execute(Tuple.of(eventId, merchantId, type))
+                .execute(Tuple.of(
+                        events.stream().map(Event::id).toArray(UUID[]::new),
+                        events.stream().map(Event::merchantId).toArray(UUID[]::new),
+                        events.stream().map(Event::type).toArray(String[]::new)))
                 .map(RowSet::rowCount);
     }
 
@@ -156,6 +165,57 @@ public class DeliveryRepository {
                 }));
     }
 
+    /** A successful attempt of a leased delivery. */
+    public record Success(Lease lease, Attempt attempt) {}
+
+    /**
+     * Writes successful attempts in one statement (through a {@link com.payments.contracts.sql.StatementBatcher}):
+     * each delivery SUCCEEDED with its attempt row, and their endpoints' failing_since cleared, each only while its
+     * lease is still this sender's. Answers, per input and in order, true when written and false when the lease had
+     * ended ({@link Outcome#STALE}). A failed attempt takes {@link #record} instead (retry schedule, disabling).
+     */
+    public Uni<List<Boolean>> recordSucceeded(List<Success> successes) {
+        return pool.preparedQuery(
+                        """
+                        WITH input AS (
+                            SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::int[])
+                                AS i (id, leased_until, started_at, latency_ms, response_code)),
+                        done AS (
+                            UPDATE webhook_deliveries d
+                               SET status = 'SUCCEEDED', attempts = d.attempts + 1, next_attempt_at = NULL,
+                                   updated_at = now()
+                              FROM input i
+                             WHERE d.id = i.id AND d.status = 'PENDING' AND d.next_attempt_at = i.leased_until
+                            RETURNING d.id, d.endpoint_id, d.attempts, i.started_at, i.latency_ms, i.response_code),
+                        attempts AS (
+                            INSERT INTO webhook_delivery_attempts
+                                (delivery_id, attempt, started_at, latency_ms, response_code, outcome)
+                            SELECT id, attempts, started_at, latency_ms, response_code, 'SUCCEEDED' FROM done),
+                        healthy AS (
+                            UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
+                             WHERE id IN (SELECT endpoint_id FROM done) AND failing_since IS NOT NULL)
+                        SELECT id FROM done""")
+                .execute(Tuple.of(
+                        successes.stream().map(s -> s.lease().id()).toArray(UUID[]::new),
+                        successes.stream().map(s -> s.lease().leasedUntil()).toArray(OffsetDateTime[]::new),
+                        successes.stream()
+                                .map(s -> utc(s.attempt().startedAt()))
+                                .toArray(OffsetDateTime[]::new),
+                        successes.stream().map(s -> latencyMs(s.attempt())).toArray(Integer[]::new),
+                        successes.stream().map(s -> s.attempt().responseCode()).toArray(Integer[]::new)))
+                .map(rows -> {
+                    Set<UUID> written = new HashSet<>();
+                    rows.forEach(row -> written.add(row.getUUID(0)));
+                    return successes.stream()
+                            .map(s -> written.contains(s.lease().id()))
+                            .toList();
+                });
+    }
+
+    private static int latencyMs(Attempt attempt) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(0, attempt.latencyMs()));
+    }
+
     public enum Outcome {
         SUCCEEDED,
         RETRY,
@@ -188,7 +248,7 @@ public class DeliveryRepository {
                         .addValue(deliveryId)
                         .addValue(number)
                         .addValue(utc(attempt.startedAt()))
-                        .addValue((int) Math.min(Integer.MAX_VALUE, Math.max(0, attempt.latencyMs())))
+                        .addValue(latencyMs(attempt))
                         .addValue(attempt.responseCode())
                         .addValue(attempt.succeeded() ? "SUCCEEDED" : "FAILED")
                         .addValue(error)

@@ -6,13 +6,15 @@ import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
  * Fans every {@code payment-events} record out into one PENDING delivery per subscribed endpoint. The record is
- * acknowledged once its deliveries are written, and the throttled commit strategy commits an offset only once every
+ * acknowledged once its deliveries are written (a polled batch at a time), and the throttled commit strategy commits an offset only once every
  * record before it is acknowledged: a record is never skipped, and one read again (crash, rebalance) adds nothing.
  */
 @ApplicationScoped
@@ -32,31 +34,47 @@ public class FanOutConsumer {
         this.mapper = mapper;
     }
 
+    /** One batch of records as polled (batch mode): their deliveries are written in one statement. */
     @Incoming("payment-events")
-    public Uni<Void> consume(String value) {
+    public Uni<Void> consume(List<String> values) {
+        List<DeliveryRepository.Event> events = new ArrayList<>(values.size());
+        for (String value : values) {
+            DeliveryRepository.Event event = parse(value);
+            if (event != null) {
+                events.add(event);
+            }
+        }
+        if (events.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return repository
+                .fanOut(events)
+                .onFailure()
+                .retry()
+                .withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5))
+                .expireIn(RETRY_WITHIN.toMillis())
+                .invoke(added -> Log.debugf("%d events: %d deliveries", events.size(), added))
+                .replaceWithVoid();
+    }
+
+    /** The event a record carries; null for one that has no webhook (logged when it is not JSON). */
+    private DeliveryRepository.Event parse(String value) {
         JsonNode event;
         try {
             event = value == null ? null : mapper.readTree(value);
         } catch (Exception e) {
             Log.warnf(
                     "payment-events record skipped: not JSON (%s)", e.getClass().getSimpleName());
-            return Uni.createFrom().voidItem();
+            return null;
         }
         UUID eventId = event == null ? null : uuid(event.path("eventId"));
         UUID merchantId = event == null ? null : uuid(event.path("merchantId"));
         String type = event == null ? null : event.path("type").asText(null);
         if (eventId == null || merchantId == null || !TYPES.contains(type)) {
             // events without a merchant, or of a type no merchant can subscribe to, have no webhook
-            return Uni.createFrom().voidItem();
+            return null;
         }
-        return repository
-                .fanOut(eventId, merchantId, type)
-                .onFailure()
-                .retry()
-                .withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5))
-                .expireIn(RETRY_WITHIN.toMillis())
-                .invoke(added -> Log.debugf("event %s (%s): %d deliveries", eventId, type, added))
-                .replaceWithVoid();
+        return new DeliveryRepository.Event(eventId, merchantId, type);
     }
 
     private static UUID uuid(JsonNode node) {

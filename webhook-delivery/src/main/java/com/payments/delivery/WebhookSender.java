@@ -2,10 +2,12 @@ package com.payments.delivery;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.contracts.sql.StatementBatcher;
 import com.payments.contracts.webhooks.WebhookUrlPolicy;
 import com.payments.delivery.DeliveryRepository.Attempt;
 import com.payments.delivery.DeliveryRepository.Lease;
 import com.payments.delivery.DeliveryRepository.Outcome;
+import com.payments.delivery.DeliveryRepository.Success;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -33,8 +35,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Sends due deliveries (docs/webhook-delivery.md): every {@code poll-interval} it leases as many as it has room for,
- * at most {@code per-endpoint-concurrency} in flight per endpoint and {@code max-in-flight} in all, so a slow or dead
+ * Sends due deliveries (docs/webhook-delivery.md): every {@code poll-interval}, and whenever an attempt ends, it
+ * leases as many as it has room for, at most {@code per-endpoint-concurrency} in flight per endpoint and {@code max-in-flight} in all, so a slow or dead
  * endpoint holds its own slots and no one else's. Each attempt resolves the URL's host off the event loop, checks
  * every address with {@link WebhookUrlPolicy}, and connects to the checked address (the Host header and TLS SNI stay
  * the URL's host), so a DNS answer cannot steer a delivery into our network. Redirects are not followed.
@@ -50,9 +52,13 @@ public class WebhookSender {
     private final WebhooksConfig config;
     private final WebhookUrlPolicy policy;
     private final RetrySchedule schedule;
+    /** Successful attempts are written many per statement: one commit for all that finished meanwhile. */
+    private final StatementBatcher<Success, Boolean> successes;
+
     private final Map<UUID, Integer> inFlight = new ConcurrentHashMap<>();
     private final AtomicInteger total = new AtomicInteger();
     private final AtomicBoolean leasing = new AtomicBoolean();
+    private volatile boolean leaseAgain;
     private HttpClient client;
     private long timer = -1;
 
@@ -69,6 +75,7 @@ public class WebhookSender {
         this.config = config;
         this.policy = config.urlPolicy();
         this.schedule = new RetrySchedule(config.schedule(), config.giveUpAfter(), RANDOM::nextDouble);
+        this.successes = new StatementBatcher<>(repository::recordSucceeded, 500, 2, size -> {});
         if (config.lease().compareTo(config.timeout()) <= 0) {
             throw new IllegalStateException("payments.webhooks.lease must be longer than payments.webhooks.timeout");
         }
@@ -80,7 +87,7 @@ public class WebhookSender {
                 .setConnectTimeout((int) config.timeout().toMillis())
                 .setForceSni(true)
                 .setKeepAlive(true));
-        timer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> tick());
+        timer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> lease());
     }
 
     void onStop(@Observes ShutdownEvent event) {
@@ -92,9 +99,21 @@ public class WebhookSender {
         return total.get();
     }
 
-    private void tick() {
+    /**
+     * Leases due deliveries into the free slots; one lease query at a time. Asked for while one runs (a slot freed),
+     * it runs again right after, and again while leases come back non-empty, so under a backlog the slots refill as
+     * fast as attempts finish, each query taking every slot freed meanwhile; when nothing is due it waits for the
+     * next {@code poll-interval} tick or a finished attempt.
+     */
+    private void lease() {
+        if (!leasing.compareAndSet(false, true)) {
+            leaseAgain = true;
+            return;
+        }
+        leaseAgain = false;
         int room = config.maxInFlight() - total.get();
-        if (room <= 0 || !leasing.compareAndSet(false, true)) {
+        if (room <= 0) {
+            leasing.set(false);
             return;
         }
         repository
@@ -102,8 +121,11 @@ public class WebhookSender {
                 .subscribe()
                 .with(
                         leases -> {
-                            leasing.set(false);
                             leases.forEach(this::start);
+                            leasing.set(false);
+                            if (!leases.isEmpty() || leaseAgain) {
+                                lease();
+                            }
                         },
                         e -> {
                             leasing.set(false);
@@ -119,6 +141,7 @@ public class WebhookSender {
                 .invoke(() -> {
                     inFlight.computeIfPresent(lease.endpointId(), (id, n) -> n == 1 ? null : n - 1);
                     total.decrementAndGet();
+                    lease();
                 })
                 .subscribe()
                 .with(
@@ -152,9 +175,12 @@ public class WebhookSender {
                             ? null
                             : schedule.next(lease.createdAt(), lease.attempts() + 1, Instant.now())
                                     .orElse(null);
-                    return repository
-                            .record(lease, attempt, next, config.disableAfter())
-                            .invoke(outcome -> count(lease, outcome, latency));
+                    Uni<Outcome> written = result.succeeded()
+                            ? successes
+                                    .submit(new Success(lease, attempt))
+                                    .map(current -> current ? Outcome.SUCCEEDED : Outcome.STALE)
+                            : repository.record(lease, attempt, next, config.disableAfter());
+                    return written.invoke(outcome -> count(lease, outcome, latency));
                 })
                 .replaceWithVoid();
     }

@@ -12,6 +12,7 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -43,6 +44,9 @@ class DeliveryTest {
     final List<AutoCloseable> closing = new ArrayList<>();
     Webhooks db;
     UUID merchant;
+
+    @Inject
+    DeliveryRepository repository;
 
     @BeforeEach
     void setUp() {
@@ -162,6 +166,74 @@ class DeliveryTest {
                                 + " WHERE d.endpoint_id = ? AND a.outcome = 'SUCCEEDED' AND a.response_code = 200",
                         endpoint.id()))
                 .isEqualTo(3);
+    }
+
+    /**
+     * Successes are written many per statement, each only while its lease is current: of two leased deliveries whose
+     * attempts succeeded, the one whose lease another sender took over (next_attempt_at moved) is left as it is.
+     */
+    @Test
+    void batchedSuccessesAreWrittenOnlyWhileTheirLeaseIsCurrent() {
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, "http://127.0.0.1:9/unused", "*");
+        db.update("UPDATE webhook_endpoints SET failing_since = now() - interval '1 hour' WHERE id = ?", endpoint.id());
+        List<DeliveryRepository.Success> successes = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            UUID event = UUID.randomUUID();
+            db.event(event, merchant, "PaymentCaptured");
+            UUID delivery = UUID.randomUUID();
+            // leased by this sender until an hour from now (not due, so the running sender leaves it alone)
+            OffsetDateTime leasedUntil =
+                    OffsetDateTime.now(java.time.ZoneOffset.UTC).plusHours(1).withNano(0);
+            db.update(
+                    "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, merchant_id, origin, next_attempt_at)"
+                            + " VALUES (?, ?, ?, ?, 'event', ?)",
+                    delivery,
+                    endpoint.id(),
+                    event,
+                    merchant,
+                    leasedUntil);
+            DeliveryRepository.Lease lease = new DeliveryRepository.Lease(
+                    delivery,
+                    endpoint.id(),
+                    event,
+                    0,
+                    java.time.Instant.now(),
+                    leasedUntil,
+                    null,
+                    "ENABLED",
+                    List.of(),
+                    null);
+            successes.add(new DeliveryRepository.Success(
+                    lease, new DeliveryRepository.Attempt(java.time.Instant.now(), 7, 200, true, null)));
+        }
+        UUID stale = successes.get(1).lease().id();
+        db.update(
+                "UPDATE webhook_deliveries SET next_attempt_at = next_attempt_at + interval '1 minute' WHERE id = ?",
+                stale);
+
+        List<Boolean> written = repository.recordSucceeded(successes).await().atMost(WAIT);
+
+        assertThat(written).containsExactly(true, false);
+        UUID current = successes.get(0).lease().id();
+        assertThat(db.count(
+                        "SELECT count(*) FROM webhook_deliveries WHERE id = ? AND status = 'SUCCEEDED' AND attempts = 1"
+                                + " AND next_attempt_at IS NULL",
+                        current))
+                .isEqualTo(1);
+        assertThat(db.count(
+                        "SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ? AND attempt = 1"
+                                + " AND outcome = 'SUCCEEDED' AND response_code = 200 AND latency_ms = 7",
+                        current))
+                .isEqualTo(1);
+        assertThat(db.count(
+                        "SELECT count(*) FROM webhook_deliveries WHERE id = ? AND status = 'PENDING' AND attempts = 0",
+                        stale))
+                .isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", stale))
+                .isZero();
+        assertThat(db.count(
+                        "SELECT count(*) FROM webhook_endpoints WHERE id = ? AND failing_since IS NULL", endpoint.id()))
+                .isEqualTo(1);
     }
 
     /** A 500 is retried on the schedule; every attempt is a row; the success clears the endpoint's failing_since. */

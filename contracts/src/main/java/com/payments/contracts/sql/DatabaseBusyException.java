@@ -1,4 +1,4 @@
-package com.payments.api.common;
+package com.payments.contracts.sql;
 
 /**
  * A call waited longer than its budget for its statement to start ({@link StatementBatcher}): the database cannot

@@ -1,4 +1,4 @@
-package com.payments.api.common;
+package com.payments.contracts.sql;
 
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
