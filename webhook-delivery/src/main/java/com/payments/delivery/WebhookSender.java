@@ -83,7 +83,9 @@ public class WebhookSender {
 
     void onStart(@Observes StartupEvent event) {
         client = vertx.createHttpClient(new HttpClientOptions()
-                .setMaxPoolSize(config.perEndpointConcurrency())
+                // Connections per host: as many as attempts may be in flight. The lease bounds each endpoint; a pool
+                // per host as small would make endpoints of one host (hosted receivers) wait for each other's.
+                .setMaxPoolSize(config.maxInFlight())
                 .setConnectTimeout((int) config.timeout().toMillis())
                 .setForceSni(true)
                 .setKeepAlive(true));

@@ -10,6 +10,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
@@ -28,7 +29,12 @@ final class Receiver implements AutoCloseable {
     private final AtomicInteger maxOpen = new AtomicInteger();
 
     private Receiver(IntFunction<Integer> status, Duration delay, String location) {
-        server = VERTX.createHttpServer().requestHandler(request -> handle(request, status, delay, location));
+        this(status, request -> delay, location);
+    }
+
+    private Receiver(IntFunction<Integer> status, Function<HttpServerRequest, Duration> delay, String location) {
+        server = VERTX.createHttpServer()
+                .requestHandler(request -> handle(request, status, delay.apply(request), location));
         try {
             server.listen(0, "127.0.0.1")
                     .toCompletionStage()
@@ -45,6 +51,11 @@ final class Receiver implements AutoCloseable {
 
     static Receiver slow(Duration delay) {
         return new Receiver(n -> 200, delay, null);
+    }
+
+    /** Answers 200, after {@code delay} for requests to {@code slowPath} and at once for any other path. */
+    static Receiver slowOn(String slowPath, Duration delay) {
+        return new Receiver(n -> 200, request -> slowPath.equals(request.path()) ? delay : Duration.ZERO, null);
     }
 
     static Receiver redirectingTo(String location) {
@@ -73,7 +84,11 @@ final class Receiver implements AutoCloseable {
     }
 
     String url() {
-        return "http://127.0.0.1:" + server.actualPort() + "/hooks?src=test";
+        return url("/hooks") + "?src=test";
+    }
+
+    String url(String path) {
+        return "http://127.0.0.1:" + server.actualPort() + path;
     }
 
     List<Received> received() {
