@@ -65,6 +65,23 @@ public record WebhookUrlPolicy(boolean allowHttp, boolean allowLoopback) {
             if ((b[0] & 0xfe) == 0xfc) {
                 return Optional.of("a private address (fc00::/7)");
             }
+            // Transition addresses reach an IPv4 address through a relay we do not choose; no receiver needs one.
+            if ((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x02) {
+                return Optional.of("a 6to4 address (2002::/16)");
+            }
+            if ((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x01 && b[2] == 0 && b[3] == 0) {
+                return Optional.of("a Teredo address (2001::/32)");
+            }
+            if ((b[0] & 0xff) == 0x01
+                    && b[1] == 0
+                    && b[2] == 0
+                    && b[3] == 0
+                    && b[4] == 0
+                    && b[5] == 0
+                    && b[6] == 0
+                    && b[7] == 0) {
+                return Optional.of("a discard-only address (100::/64)");
+            }
         }
         if (address.isAnyLocalAddress()) {
             return Optional.of("an unspecified address");

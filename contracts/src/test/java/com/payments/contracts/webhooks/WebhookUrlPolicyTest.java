@@ -43,7 +43,11 @@ class WebhookUrlPolicyTest {
                 "::ffff:169.254.169.254",
                 "::10.0.0.1",
                 "64:ff9b::a00:1",
-                "64:ff9b::7f00:1"
+                "64:ff9b::7f00:1",
+                "2002:a00:1::1", // 6to4 of 10.0.0.1
+                "2002:5db8:d822::1", // 6to4 of a public address: refused too (a relay decides where it goes)
+                "2001:0:4136:e378:8000:63bf:f5ff:fffe", // Teredo, client 10.0.0.1
+                "100::1" // discard-only
             })
     void refusesEveryNonPublicAddress(String literal) throws UnknownHostException {
         assertThat(production.checkAddress(InetAddress.getByName(literal))).isPresent();
