@@ -1,5 +1,6 @@
 package com.payments.delivery;
 
+import com.payments.contracts.events.MerchantEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -64,7 +65,7 @@ public class DeliveryRepository {
             String url,
             String endpointStatus,
             List<String> secrets,
-            EventBody event) {}
+            MerchantEvent event) {}
 
     /**
      * Leases at most {@code limit} due deliveries, at most {@code perEndpoint} in flight per endpoint counting the
@@ -114,9 +115,9 @@ public class DeliveryRepository {
 
     private static Lease lease(Row row) {
         String payload = row.getString("payload");
-        EventBody event = payload == null
+        MerchantEvent event = payload == null
                 ? null
-                : new EventBody(
+                : new MerchantEvent(
                         row.getUUID("event_id"),
                         row.getString("event_type"),
                         row.getOffsetDateTime("event_created_at").toInstant(),

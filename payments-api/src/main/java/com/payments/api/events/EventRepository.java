@@ -1,7 +1,9 @@
 package com.payments.api.events;
 
 import com.payments.api.common.Page;
+import com.payments.contracts.events.MerchantEvent;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -13,19 +15,19 @@ import java.util.UUID;
 /** The merchants' events feed, {@code merchant_events} (V89: filled by a trigger on the outbox). */
 @ApplicationScoped
 public class EventRepository {
+    private static final String COLUMNS = "id, type, created_at, payload::text AS payload";
 
     /** A page of the merchant's events, newest first, of one type unless it is null, created from {@code from} on. */
-    public Uni<Page.Slice<EventView>> page(SqlClient client, UUID merchantId, String type, Instant from, Page page) {
-        return page.read(client, "merchant_events", EventView.COLUMNS, merchantId, "type", type, from, EventView::of);
+    public Uni<Page.Slice<MerchantEvent>> page(
+            SqlClient client, UUID merchantId, String type, Instant from, Page page) {
+        return page.read(client, "merchant_events", COLUMNS, merchantId, "type", type, from, EventRepository::event);
     }
 
     /** The merchant's event of that id; null when there is none (or it is another merchant's). */
-    public Uni<EventView> find(SqlClient client, UUID merchantId, UUID id) {
-        return client.preparedQuery(
-                        "SELECT " + EventView.COLUMNS + " FROM merchant_events WHERE id = $1 AND merchant_id = $2")
+    public Uni<MerchantEvent> find(SqlClient client, UUID merchantId, UUID id) {
+        return client.preparedQuery("SELECT " + COLUMNS + " FROM merchant_events WHERE id = $1 AND merchant_id = $2")
                 .execute(Tuple.of(id, merchantId))
-                .map(rows ->
-                        rows.size() == 0 ? null : EventView.of(rows.iterator().next()));
+                .map(rows -> rows.size() == 0 ? null : event(rows.iterator().next()));
     }
 
     /** Deletes at most {@code limit} events older than {@code retention}, oldest first; returns how many. */
@@ -38,5 +40,13 @@ public class EventRepository {
                              ORDER BY created_at LIMIT $2))""")
                 .execute(Tuple.of((double) retention.toSeconds(), limit))
                 .map(RowSet::rowCount);
+    }
+
+    private static MerchantEvent event(Row row) {
+        return new MerchantEvent(
+                row.getUUID("id"),
+                row.getString("type"),
+                row.getOffsetDateTime("created_at").toInstant(),
+                row.getString("payload"));
     }
 }

@@ -7,6 +7,7 @@ import com.payments.api.merchants.ApiRoles;
 import com.payments.api.merchants.MerchantPrincipal;
 import com.payments.api.merchants.RateLimited;
 import com.payments.api.rest.PathParams;
+import com.payments.contracts.events.MerchantEvent;
 import com.payments.contracts.events.PaymentCaptured;
 import com.payments.contracts.events.PaymentDisputed;
 import com.payments.contracts.events.PaymentFailed;
@@ -50,7 +51,7 @@ public class EventResource {
     }
 
     /** A page of events, newest first, as the other lists. */
-    public record EventList(List<EventView> data, @JsonProperty("has_more") boolean hasMore) {}
+    public record EventList(List<MerchantEvent> data, @JsonProperty("has_more") boolean hasMore) {}
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)
@@ -71,7 +72,7 @@ public class EventResource {
     @GET
     @Path("/{id}")
     @Produces(MediaType.APPLICATION_JSON)
-    public Uni<EventView> event(@RestPath String id) {
+    public Uni<MerchantEvent> event(@RestPath String id) {
         return events.find(pool, MerchantPrincipal.of(identity).id(), PathParams.uuid(id))
                 .map(event -> {
                     if (event == null) {

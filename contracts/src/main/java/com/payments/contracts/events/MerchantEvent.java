@@ -1,0 +1,17 @@
+package com.payments.contracts.events;
+
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * One event of a merchant's feed ({@code merchant_events}), in the one shape merchants see it: the body of
+ * {@code GET /v1/events/{id}} (payments-api) and of every webhook (webhook-delivery). docs/api.md "Events".
+ *
+ * @param id the event's id, the {@code eventId} of the payment-events record
+ * @param data the event as published on Kafka {@code payment-events} (docs/architecture.md §6), as PostgreSQL prints
+ *     the stored jsonb
+ */
+@RegisterForReflection
+public record MerchantEvent(UUID id, String type, Instant createdAt, @JsonRawValue String data) {}
