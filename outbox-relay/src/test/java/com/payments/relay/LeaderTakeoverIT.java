@@ -175,9 +175,15 @@ class LeaderTakeoverIT {
             try (Statement st = fence.createStatement()) {
                 st.execute("SELECT pg_advisory_xact_lock_shared(hashtext('outbox-relay'), 2)");
             }
-            await().atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(() -> writer.waitsInFence(lockSession));
+            try {
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> writer.waitsInFence(lockSession));
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError(
+                        "the publisher (backend " + lockSession + ") did not wait in the fence\n" + writer.sessions(),
+                        e);
+            }
             long died = System.nanoTime();
             try (DeadHost deadHost = DeadHost.kill(relay.pid())) {
                 awaitSessionEnded(writer, lockSession, TAKEOVER_BOUND);
