@@ -44,6 +44,11 @@ class LeaderTakeoverIT {
     /** docs/outbox-relay.md promises takeover in under 30 s with the default settings; measured about 11 s. */
     private static final Duration TAKEOVER_BOUND = Duration.ofSeconds(25);
 
+    /** pg_locks condition: the publisher lock (RelayWorker.LOCK_SQL), granted, in the current database. */
+    private static final String PUBLISHER_LOCK = "locktype = 'advisory' AND classid = hashtext('outbox-relay')::oid"
+            + " AND objid = 1 AND objsubid = 2 AND granted"
+            + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
     private static final int BATCH = 100;
     private static final int PAYMENTS = 50;
     private static final int BACKLOG = 20_000;
@@ -296,15 +301,20 @@ class LeaderTakeoverIT {
             }
         }
 
-        /** The backend process of the session that holds the publisher lock. */
+        /**
+         * The backend process of the session that holds the publisher lock in this test's database. pg_locks lists
+         * the locks of every database of the server, and other relays hold the same key in theirs (OutboxRelayIT's
+         * application stays up until the failsafe JVM ends): unfiltered, this once named such a session, which never
+         * ended, and the test failed in CI waiting for it.
+         */
         int lockHolder() throws SQLException {
             try (Connection sql = connect();
                     Statement st = sql.createStatement();
-                    ResultSet rs = st.executeQuery("SELECT pid FROM pg_locks WHERE locktype = 'advisory'"
-                            + " AND classid = hashtext('outbox-relay')::oid AND objid = 1 AND objsubid = 2"
-                            + " AND granted")) {
+                    ResultSet rs = st.executeQuery("SELECT pid FROM pg_locks WHERE " + PUBLISHER_LOCK)) {
                 assertThat(rs.next()).as("a session holds the publisher lock").isTrue();
-                return rs.getInt(1);
+                int pid = rs.getInt(1);
+                assertThat(rs.next()).as("one session holds the publisher lock").isFalse();
+                return pid;
             }
         }
 
@@ -340,9 +350,8 @@ class LeaderTakeoverIT {
                                 rs.getString(7)));
                     }
                 }
-                try (ResultSet rs = st.executeQuery("SELECT string_agg(pid::text, ', ') FROM pg_locks"
-                        + " WHERE locktype = 'advisory' AND classid = hashtext('outbox-relay')::oid AND objid = 1"
-                        + " AND objsubid = 2 AND granted")) {
+                try (ResultSet rs =
+                        st.executeQuery("SELECT string_agg(pid::text, ', ') FROM pg_locks WHERE " + PUBLISHER_LOCK)) {
                     rs.next();
                     text.append("publisher lock held by: ").append(rs.getString(1));
                 }
