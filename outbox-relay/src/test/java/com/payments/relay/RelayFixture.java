@@ -112,6 +112,11 @@ final class RelayFixture {
                 public Duration userTimeout() {
                     return Duration.ofSeconds(10);
                 }
+
+                @Override
+                public Duration connectionCheckInterval() {
+                    return Duration.ofSeconds(1);
+                }
             };
         }
 

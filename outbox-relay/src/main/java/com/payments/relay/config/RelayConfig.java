@@ -77,6 +77,16 @@ public interface RelayConfig {
          */
         @WithDefault("10s")
         Duration userTimeout();
+
+        /**
+         * How often the server looks at the client's socket while the session runs a statement
+         * ({@code client_connection_check_interval}). A backend reads its socket only between statements, so without
+         * this a session busy in one (waiting for a lock, such as the fence of V60) outlives its dead client, and its
+         * publisher lock with it, until the statement ends. Needs PostgreSQL 14 or later on Linux, macOS or BSD (an
+         * older server refuses the connection); {@code 0} does not send it.
+         */
+        @WithDefault("1s")
+        Duration connectionCheckInterval();
     }
 
     interface Producer {
