@@ -262,7 +262,9 @@ class ResilienceTest {
     private long waitersOnHold() {
         return count(
                 pool,
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid::bigint = $1 AND NOT granted",
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid::bigint = $1 AND NOT granted"
+                        // pg_locks lists every database of the server
+                        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
                 (long) HOLD);
     }
 
