@@ -11,6 +11,8 @@ import com.payments.delivery.DeliveryRepository.Success;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.tls.TlsConfiguration;
+import io.quarkus.tls.TlsConfigurationRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
@@ -50,6 +52,7 @@ public class WebhookSender {
     private final DeliveryMetrics metrics;
     private final ObjectMapper mapper;
     private final WebhooksConfig config;
+    private final TlsConfigurationRegistry tlsRegistry;
     private final WebhookUrlPolicy policy;
     private final RetrySchedule schedule;
     /** Successful attempts are written many per statement: one commit for all that finished meanwhile. */
@@ -67,12 +70,14 @@ public class WebhookSender {
             DeliveryRepository repository,
             DeliveryMetrics metrics,
             ObjectMapper mapper,
-            WebhooksConfig config) {
+            WebhooksConfig config,
+            TlsConfigurationRegistry tlsRegistry) {
         this.vertx = vertx;
         this.repository = repository;
         this.metrics = metrics;
         this.mapper = mapper;
         this.config = config;
+        this.tlsRegistry = tlsRegistry;
         this.policy = config.urlPolicy();
         this.schedule = new RetrySchedule(config.schedule(), config.giveUpAfter(), RANDOM::nextDouble);
         this.successes = new StatementBatcher<>(repository::recordSucceeded, 500, 2, size -> {});
@@ -82,13 +87,27 @@ public class WebhookSender {
     }
 
     void onStart(@Observes StartupEvent event) {
-        client = vertx.createHttpClient(new HttpClientOptions()
+        // https: the certificate is verified against the URL's host (Vert.x's default, verify-host on), which is
+        // also the SNI name, although the connection goes to the checked address (RequestOptions.setServer).
+        HttpClientOptions options = new HttpClientOptions()
                 // Connections per host: as many as attempts may be in flight. The lease bounds each endpoint; a pool
                 // per host as small would make endpoints of one host (hosted receivers) wait for each other's.
                 .setMaxPoolSize(config.maxInFlight())
                 .setConnectTimeout((int) config.timeout().toMillis())
                 .setForceSni(true)
-                .setKeepAlive(true));
+                .setKeepAlive(true);
+        config.tlsConfigurationName().ifPresent(name -> {
+            TlsConfiguration tls = tlsRegistry
+                    .get(name)
+                    .orElseThrow(() -> new IllegalStateException(
+                            "payments.webhooks.tls-configuration-name: no TLS configuration named " + name));
+            if (tls.isTrustAll()) {
+                throw new IllegalStateException("payments.webhooks.tls-configuration-name: " + name
+                        + " trusts all certificates, which webhooks to merchants must not");
+            }
+            options.setTrustOptions(tls.getTrustStoreOptions());
+        });
+        client = vertx.createHttpClient(options);
         timer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> lease());
     }
 

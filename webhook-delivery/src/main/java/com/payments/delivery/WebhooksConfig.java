@@ -5,6 +5,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /** Configuration of webhook-delivery (prefix {@code payments.webhooks}; docs/webhook-delivery.md "Settings"). */
 @ConfigMapping(prefix = "payments.webhooks")
@@ -59,6 +60,12 @@ public interface WebhooksConfig {
     /** Period of the due-backlog gauge's query (a Quarkus scheduler {@code every} value; {@code off} disables it). */
     @WithDefault("30s")
     String metricsEvery();
+
+    /**
+     * Name of a Quarkus TLS configuration ({@code quarkus.tls.<name>.trust-store.*}) whose trust store verifies the
+     * receivers' certificates instead of the JVM's default CAs (a private CA, tests). Trust-all is refused.
+     */
+    Optional<String> tlsConfigurationName();
 
     default WebhookUrlPolicy urlPolicy() {
         return new WebhookUrlPolicy(allowHttp(), allowLoopback());

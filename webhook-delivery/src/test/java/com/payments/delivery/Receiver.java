@@ -3,7 +3,10 @@ package com.payments.delivery;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.PfxOptions;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -18,7 +21,8 @@ import java.util.function.IntFunction;
  * n-th one (0-based) with {@code status.apply(n)} after {@code delay}.
  */
 final class Receiver implements AutoCloseable {
-    record Received(MultiMap headers, String body, long atNanos) {}
+    /** @param serverName the TLS SNI name the client sent (null over plain http) */
+    record Received(MultiMap headers, String body, long atNanos, String serverName) {}
 
     private static final Vertx VERTX = Vertx.vertx();
 
@@ -33,7 +37,15 @@ final class Receiver implements AutoCloseable {
     }
 
     private Receiver(IntFunction<Integer> status, Function<HttpServerRequest, Duration> delay, String location) {
-        server = VERTX.createHttpServer()
+        this(new HttpServerOptions(), status, delay, location);
+    }
+
+    private Receiver(
+            HttpServerOptions options,
+            IntFunction<Integer> status,
+            Function<HttpServerRequest, Duration> delay,
+            String location) {
+        server = VERTX.createHttpServer(options)
                 .requestHandler(request -> handle(request, status, delay.apply(request), location));
         try {
             server.listen(0, "127.0.0.1")
@@ -58,6 +70,19 @@ final class Receiver implements AutoCloseable {
         return new Receiver(n -> 200, request -> slowPath.equals(request.path()) ? delay : Duration.ZERO, null);
     }
 
+    /** Over https with the certificate in the PKCS12 key store, answering 200. */
+    static Receiver tls(Path keyStore, String password) {
+        return new Receiver(
+                new HttpServerOptions()
+                        .setSsl(true)
+                        .setSni(true)
+                        .setKeyCertOptions(
+                                new PfxOptions().setPath(keyStore.toString()).setPassword(password)),
+                n -> 200,
+                request -> Duration.ZERO,
+                null);
+    }
+
     static Receiver redirectingTo(String location) {
         return new Receiver(n -> 302, Duration.ZERO, location);
     }
@@ -66,7 +91,11 @@ final class Receiver implements AutoCloseable {
         int n = requests.getAndIncrement();
         maxOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
         request.body().onSuccess(body -> {
-            received.add(new Received(request.headers(), body.toString(), System.nanoTime()));
+            received.add(new Received(
+                    request.headers(),
+                    body.toString(),
+                    System.nanoTime(),
+                    request.connection().indicatedServerName()));
             Runnable answer = () -> {
                 open.decrementAndGet();
                 var response = request.response().setStatusCode(status.apply(n));
@@ -89,6 +118,10 @@ final class Receiver implements AutoCloseable {
 
     String url(String path) {
         return "http://127.0.0.1:" + server.actualPort() + path;
+    }
+
+    int port() {
+        return server.actualPort();
     }
 
     List<Received> received() {
