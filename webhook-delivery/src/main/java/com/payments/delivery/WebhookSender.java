@@ -45,7 +45,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 @ApplicationScoped
 public class WebhookSender {
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Vertx vertx;
     private final DeliveryRepository repository;
@@ -79,7 +78,7 @@ public class WebhookSender {
         this.config = config;
         this.tlsRegistry = tlsRegistry;
         this.policy = config.urlPolicy();
-        this.schedule = new RetrySchedule(config.schedule(), config.giveUpAfter(), RANDOM::nextDouble);
+        this.schedule = new RetrySchedule(config.schedule(), config.giveUpAfter(), new SecureRandom()::nextDouble);
         this.successes = new StatementBatcher<>(repository::recordSucceeded, 500, 2, size -> {});
         if (config.lease().compareTo(config.timeout()) <= 0) {
             throw new IllegalStateException("payments.webhooks.lease must be longer than payments.webhooks.timeout");

@@ -15,7 +15,6 @@ import java.util.UUID;
 /** The merchant's webhook endpoints (docs/api.md "Webhook endpoints"): registration, secrets, deliveries. */
 @ApplicationScoped
 public class WebhookEndpointService {
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Pool pool;
     private final WebhookEndpointRepository endpoints;
@@ -39,7 +38,9 @@ public class WebhookEndpointService {
     /** A new signing secret: {@code whsec_} and the base64 of 32 random bytes (Standard Webhooks). */
     static String newSecret() {
         byte[] key = new byte[32];
-        RANDOM.nextBytes(key);
+        // No static SecureRandom: the native build initializes this class at build time and refuses a seeded
+        // generator in the image (CI's native build failed on it). A new instance draws from the operating system's.
+        new SecureRandom().nextBytes(key);
         return "whsec_" + Base64.getEncoder().encodeToString(key);
     }
 
