@@ -143,19 +143,7 @@ class StripeCaptureTest {
         PspUnderTest.charge(id, 2300, "tok_visa"); // Stripe charged; our capture never learnt the id
         makeOld(id, Duration.ofHours(25));
         double searched = pspCalls("charge_search", "captured");
-        // Stripe's search shows a PaymentIntent only a while after it was written (the sandbox: search-delay)
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> !TestSupport.psp(pspUrl)
-                        .header("Authorization", "Bearer sk_test_payments_api")
-                        .queryParam("query", "metadata['payment_id']:'" + id + "'")
-                        .get("/stripe/v1/payment_intents/search")
-                        .then()
-                        .statusCode(200)
-                        .extract()
-                        .<java.util.List<Object>>path("data")
-                        .isEmpty());
+        awaitSearchShows(id);
 
         resolver.runOnce().await().atMost(Duration.ofSeconds(30));
 

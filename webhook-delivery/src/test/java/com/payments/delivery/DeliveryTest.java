@@ -50,12 +50,7 @@ class DeliveryTest {
 
     @BeforeEach
     void setUp() {
-        var config = ConfigProvider.getConfig();
-        db = new Webhooks(
-                config.getValue("quarkus.datasource.jdbc.url", String.class),
-                config.getValue("quarkus.datasource.username", String.class),
-                config.getOptionalValue("quarkus.datasource.password", String.class)
-                        .orElse(""));
+        db = Webhooks.ofRunningApplication();
         merchant = db.merchant();
     }
 

@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,12 +39,7 @@ class TlsDeliveryTest {
 
     @BeforeEach
     void setUp() {
-        var config = ConfigProvider.getConfig();
-        db = new Webhooks(
-                config.getValue("quarkus.datasource.jdbc.url", String.class),
-                config.getValue("quarkus.datasource.username", String.class),
-                config.getOptionalValue("quarkus.datasource.password", String.class)
-                        .orElse(""));
+        db = Webhooks.ofRunningApplication();
         merchant = db.merchant();
         receiver = Receiver.tls(TestCertificate.KEY_STORE, TestCertificate.PASSWORD);
     }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * The rows payments-api writes (merchants, endpoints, secrets, the events feed) inserted directly, and reads of what
@@ -20,6 +21,16 @@ import java.util.function.Function;
 final class Webhooks implements AutoCloseable {
     private static final SecureRandom RANDOM = new SecureRandom();
     private final Connection sql;
+
+    /** The database of the application under test (@QuarkusTest: its datasource settings). */
+    static Webhooks ofRunningApplication() {
+        var config = ConfigProvider.getConfig();
+        return new Webhooks(
+                config.getValue("quarkus.datasource.jdbc.url", String.class),
+                config.getValue("quarkus.datasource.username", String.class),
+                config.getOptionalValue("quarkus.datasource.password", String.class)
+                        .orElse(""));
+    }
 
     Webhooks(String jdbcUrl, String user, String password) {
         try {
