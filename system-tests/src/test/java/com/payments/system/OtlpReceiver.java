@@ -19,13 +19,16 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 
 /**
  * An OTLP/HTTP trace receiver on loopback, in memory: it decodes the protobuf {@code ExportTraceServiceRequest}s that
  * the services' exporters POST to {@code /v1/traces} ({@code quarkus.otel.exporter.otlp.traces.protocol=http/protobuf})
- * and keeps every span with the {@code service.name} of its resource.
+ * and keeps every span with the {@code service.name} of its resource. An exporter whose export timed out sends the
+ * batch again, so a span already received (same trace and span id) is kept once.
  */
 final class OtlpReceiver implements AutoCloseable {
     /** A received span; ids in lower-case hex, the parent's empty for a root span. */
@@ -55,6 +58,7 @@ final class OtlpReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
+    private final Set<String> received = ConcurrentHashMap.newKeySet();
 
     private OtlpReceiver(HttpServer server) {
         this.server = server;
@@ -102,10 +106,15 @@ final class OtlpReceiver implements AutoCloseable {
                 String service = attributes(resourceSpans.getResource()).get("service.name");
                 for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {
                     for (Span span : scopeSpans.getSpansList()) {
+                        String traceId = HEX.formatHex(span.getTraceId().toByteArray());
+                        String spanId = HEX.formatHex(span.getSpanId().toByteArray());
+                        if (!received.add(traceId + "/" + spanId)) {
+                            continue;
+                        }
                         spans.add(new ReceivedSpan(
                                 service,
-                                HEX.formatHex(span.getTraceId().toByteArray()),
-                                HEX.formatHex(span.getSpanId().toByteArray()),
+                                traceId,
+                                spanId,
                                 HEX.formatHex(span.getParentSpanId().toByteArray()),
                                 span.getName(),
                                 span.getKind(),
