@@ -126,7 +126,9 @@ if ((${#missing[@]})); then
   fi
   modules=$(IFS=,; echo "${missing[*]}")
   log "building native executables of $modules (several minutes each)"
-  ./mvnw -B -q -ntp package -Dnative -DskipTests -Dquarkus.native.graalvm-home="$GRAALVM_HOME" -pl "$modules" -am
+  read -ra toolchain_args < <(scripts/native-toolchain/build-args.sh "$GRAALVM_HOME")
+  ./mvnw -B -q -ntp package -Dnative -DskipTests -Dquarkus.native.graalvm-home="$GRAALVM_HOME" "${toolchain_args[@]}" \
+    -pl "$modules" -am
   for module in "${missing[@]}"; do
     [[ -n $(executable "$module") ]] || die "no native executable in $module/target"
   done
