@@ -1,4 +1,7 @@
 package com.payments.sandbox;
 
-/** Body of {@code POST /v1/charges}. */
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/** Body of {@code POST /v1/charges}, read by hand in ChargeRoute, hence registered for the native image. */
+@RegisterForReflection
 public record ChargeRequest(String reference, Long amount, String currency, String source) {}

@@ -1,8 +1,13 @@
 package com.payments.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
-/** The PSP's answer for a charge (docs/architecture.md §5), plus amount, currency and creation time. */
+/**
+ * The PSP's answer for a charge (docs/architecture.md §5), plus amount, currency and creation time; written by hand
+ * with Jackson, hence registered for the native image.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@RegisterForReflection
 public record ChargeView(
         String id, String reference, String status, String declineCode, long amount, String currency, String created) {}
