@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Every service as jars and as native executables, one kind after the other on the same machine (docs/benchmarks.md,
-# "Native against JVM"): time to ready, resident memory idle and under a capture load, captures/s, and a reconciler
-# run. Each kind runs the whole path: psp-sandbox, payments-api, outbox-relay and refunds-worker of that kind, a
-# capture load on payments-api (the relay publishes every capture's events), then the reconciler over the day.
+# "Native against JVM"): time to ready, resident memory idle and under load, captures/s, and a reconciler run. Each
+# kind runs the whole path: psp-sandbox, payments-api, outbox-relay, refunds-worker and webhook-delivery of that kind;
+# one merchant with a webhook endpoint on a receiver on loopback (bench/WebhookReceiver.java, checks every signature);
+# a capture load on payments-api (the relay publishes every capture's events, webhook-delivery sends each
+# PaymentCaptured), then a refund load over the captured payments (refunds-worker executes them at the sandbox,
+# webhook-delivery sends each RefundSucceeded), then the reconciler over the day.
 #
 #   bench/native-vs-jvm.sh                  # both kinds; no build here: jars and executables must exist
 #   MODES=native DURATION=20s bench/native-vs-jvm.sh
@@ -11,7 +14,7 @@
 # "jar").
 # Heaps: native -Xmx at 80 % of the k8s limit (the toolchain's executables do not see container limits, a Mandrel one
 # sizes its heap from them); JVM -Xmx at 50 % of the prod-jvm overlay's limit (JAVA_MAX_MEM_RATIO=50).
-# Ports BASE_PORT..BASE_PORT+6 (default 18100); PostgreSQL and Kafka: local-infra's LocalInfraMain (it uses
+# Ports BASE_PORT..BASE_PORT+9 (default 18100); PostgreSQL and Kafka: local-infra's LocalInfraMain (it uses
 # PAYMENTS_PG_HOST/PORT/USER/PASSWORD if set; its Kafka is in-process on a free port).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,15 +25,16 @@ DURATION=${DURATION:-20s}
 WARMUP=${WARMUP:-20s}
 CONNECTIONS=${CONNECTIONS:-16}
 ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
-SERVICES=(psp-sandbox payments-api outbox-relay refunds-worker)
+SERVICES=(psp-sandbox payments-api outbox-relay refunds-worker webhook-delivery)
 declare -A PORT=([payments-api]=$BASE_PORT [outbox-relay]=$((BASE_PORT + 2)) [refunds-worker]=$((BASE_PORT + 4))
-  [psp-sandbox]=$((BASE_PORT + 6)))
+  [psp-sandbox]=$((BASE_PORT + 6)) [webhook-delivery]=$((BASE_PORT + 7)))
 declare -A MANAGEMENT=([payments-api]=$((BASE_PORT + 1)) [outbox-relay]=$((BASE_PORT + 3))
-  [refunds-worker]=$((BASE_PORT + 5)) [psp-sandbox]=$((BASE_PORT + 6)))
+  [refunds-worker]=$((BASE_PORT + 5)) [psp-sandbox]=$((BASE_PORT + 6)) [webhook-delivery]=$((BASE_PORT + 8)))
+RECEIVER_PORT=$((BASE_PORT + 9))
 declare -A NATIVE_HEAP=([payments-api]=200m [outbox-relay]=200m [refunds-worker]=200m [psp-sandbox]=200m
-  [reconciler]=400m)
+  [webhook-delivery]=200m [reconciler]=400m)
 declare -A JVM_HEAP=([payments-api]=384m [outbox-relay]=256m [refunds-worker]=384m [psp-sandbox]=256m
-  [reconciler]=512m)
+  [webhook-delivery]=256m [reconciler]=512m)
 API=http://127.0.0.1:${PORT[payments-api]}
 PSP=http://127.0.0.1:${PORT[psp-sandbox]}
 
@@ -44,6 +48,8 @@ PIDS+=($!)
 wait_file_line() { for _ in $(seq 1 600); do grep -q '^# ready' "$1" 2>/dev/null && return; sleep 0.2; done; return 1; }
 wait_file_line "$LOGDIR/infra.env" || { tail "$LOGDIR/infra.log"; exit 1; }
 eval "$(grep '^export ' "$LOGDIR/infra.env")"
+./mvnw -B -q -pl webhook-delivery dependency:build-classpath -Dmdep.outputFile="$LOGDIR/delivery.classpath" >/dev/null
+export PAYMENTS_WEBHOOKS_ALLOW_HTTP=true PAYMENTS_WEBHOOKS_ALLOW_LOOPBACK=true
 
 executable() { compgen -G "$1/target/*-runner" | head -n 1; }
 # command MODE MODULE: the command line that runs MODULE's artifact of MODE, with its heap
@@ -96,6 +102,17 @@ for mode in $MODES; do
   KEY=$(curl -fs -X POST "http://127.0.0.1:${MANAGEMENT[payments-api]}/v1/admin/merchants" \
     -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
     -d '{"name":"bench","rateLimitPerSecond":1000000}' | sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
+  SECRET=$(curl -fs -X POST "$API/v1/webhook_endpoints" -H "Authorization: Bearer $KEY" \
+    -H 'Content-Type: application/json' -d "{\"url\":\"http://127.0.0.1:$RECEIVER_PORT/hooks\",\"events\":[\"*\"]}" |
+    sed -E 's/.*"secret":"([^"]+)".*/\1/')
+  "$JAVA" -Xmx256m -cp "$(cat "$LOGDIR/delivery.classpath")" bench/WebhookReceiver.java "$RECEIVER_PORT" "$SECRET" \
+    >"$LOGDIR/$mode-receiver.log" 2>&1 &
+  receiver=$!
+  PIDS+=("$receiver")
+  until curl -fs -o /dev/null "http://127.0.0.1:$RECEIVER_PORT/stats"; do
+    kill -0 "$receiver" || { tail "$LOGDIR/$mode-receiver.log"; exit 1; }
+    sleep 0.1
+  done
   wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s bench/capture.lua "$API" -- "$KEY" "warm-$mode" >/dev/null
   (while true; do
     line=""
@@ -105,6 +122,11 @@ for mode in $MODES; do
   done) >"$LOGDIR/$mode.rss" &
   sampler=$!
   OUT=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run-$mode")
+  PGPASSWORD=$PAYMENTS_PG_PASSWORD psql -q -tA -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" \
+    -d "$DB" -c "SELECT id FROM payments WHERE status = 'CAPTURED' LIMIT 5000" >"$LOGDIR/$mode.payments"
+  REFUNDS=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" -s bench/refund-reservations.lua "$API" -- "$KEY" "refund-$mode" \
+    "$LOGDIR/$mode.payments")
+  sleep 5 # the worker executes the last reservations, webhook-delivery sends their events
   kill "$sampler" 2>/dev/null || true
   for s in "${services[@]}"; do
     PEAK[$s]=$(grep -o "$s=[0-9]*" "$LOGDIR/$mode.rss" | cut -d= -f2 | sort -n | tail -n 1)
@@ -113,9 +135,14 @@ for mode in $MODES; do
   p99=$(awk '$1 == "99%" {print $2}' <<<"$OUT")
   statuses=$(grep '^statuses:' <<<"$OUT" || true)
   echo "$mode: captures/s $rate, p99 $p99 at $CONNECTIONS connections ($statuses), load average $(load)"
+  echo "$mode: refund reservations/s $(awk '/Requests\/sec/ {print $2}' <<<"$REFUNDS")" \
+    "($(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$REFUNDS" || echo 'every answer 2xx'))"
+  read -r received bad < <(curl -fs "http://127.0.0.1:$RECEIVER_PORT/stats")
+  echo "$mode: webhooks received $received, bad signatures $bad"
+  ((bad == 0)) || { echo "the receiver saw $bad webhooks with a bad signature" >&2; exit 1; }
   for s in "${services[@]}"; do
     echo "$mode $s ($(kind_of "$mode" "$s")): ready ${READY[$s]} ms (log: started in ${STARTED[$s]:-?}), idle RSS ${IDLE[$s]} MiB," \
-      "RSS under capture load (max) ${PEAK[$s]} MiB"
+      "RSS under capture and refund load (max) ${PEAK[$s]} MiB"
   done
   read -ra cmd <<<"$(command_of "$mode" reconciler)"
   set +e
@@ -127,6 +154,7 @@ for mode in $MODES; do
   echo "$mode reconciler ($(kind_of "$mode" reconciler)): exit $code in ${secs} s over the day's captures," \
     "max RSS $((kb / 1024)) MiB"
   for s in "${services[@]}"; do kill "${PID[$s]}" 2>/dev/null || true; done
-  wait "${PID[@]}" 2>/dev/null || true
+  kill "$receiver" 2>/dev/null || true
+  wait "${PID[@]}" "$receiver" 2>/dev/null || true
 done
 echo "logs in $LOGDIR"
