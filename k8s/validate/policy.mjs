@@ -12,8 +12,10 @@
 //   (CNPG closes the file with `host all all all scram-sha-256`, which accepts them too) and no `host`/`hostnossl`
 //   rule that accepts, nor any `trust` rule.
 // - the pods of webhook-delivery (label payments/webhook-sender=true) can never reach a private address on 443 or on
-//   every port: each egress rule of a NetworkPolicy selecting them that opens 443 (or all ports) names only IPv4
-//   ipBlocks whose `except` covers 10/8, 172.16/12, 192.168/16, 169.254/16 and 100.64/10 (docs/deployment.md).
+//   every port: each egress rule of a NetworkPolicy selecting them that opens 443 (or all ports) names only ipBlocks
+//   whose `except` covers every range of PRIVATE_RANGES of their family, IPv4 and IPv6 (docs/deployment.md);
+// - every ipBlock's `except` entries are what the API server accepts: strict subsets of its cidr (an IPv4-mapped
+//   IPv6 range counts as IPv4 there, so `::/0` cannot except `::ffff:0:0/96`).
 // Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
 // reasons. Tested by policy.test.mjs, which feeds it bad renders.
 import { readFileSync } from "node:fs";
@@ -228,17 +230,63 @@ export function shadowedEnvProblems(objects) {
   return found;
 }
 
-/** Ranges a webhook may never be sent to, beside the service's own check (contracts WebhookUrlPolicy). */
-export const PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"];
+/**
+ * Ranges a webhook may never be sent to, beside the service's own check (contracts WebhookUrlPolicy): private,
+ * shared (CGNAT), link-local (cloud metadata), loopback, unspecified, reserved and multicast IPv4; IPv6 loopback,
+ * IPv4-compatible, unique-local, site-local, link-local, multicast, NAT64, IPv4-mapped, 6to4, Teredo and discard-only.
+ */
+export const PRIVATE_RANGES = [
+  "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "127.0.0.0/8", "0.0.0.0/8",
+  "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+  "::1/128", "::/96", "fc00::/7", "fec0::/10", "fe80::/10", "ff00::/8", "64:ff9b::/96", "::ffff:0:0/96", "2002::/16",
+  "2001::/32", "100::/64",
+];
 
-/** [first, last] address of an IPv4 CIDR as numbers (null when it is not one). */
-function ipv4Range(cidr) {
-  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(String(cidr));
-  if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) > 32) return null;
-  const address = m.slice(1, 5).reduce((a, o) => a * 256 + Number(o), 0);
-  const size = 2 ** (32 - Number(m[5]));
+/** An IPv4 address as a number (null when it is not one). */
+function ipv4Value(text) {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (!m || m.slice(1).some((o) => Number(o) > 255)) return null;
+  return m.slice(1).reduce((a, o) => a * 256n + BigInt(o), 0n);
+}
+
+/** An IPv6 address (`::` shortening and a dotted IPv4 tail allowed) as a number (null when it is not one). */
+function ipv6Value(text) {
+  let address = text;
+  if (address.includes(".")) {
+    const colon = address.lastIndexOf(":");
+    const v4 = ipv4Value(address.slice(colon + 1));
+    if (v4 === null) return null;
+    address = `${address.slice(0, colon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const halves = address.split("::");
+  if (halves.length > 2) return null;
+  const groups = halves.map((h) => (h === "" ? [] : h.split(":")));
+  const count = groups.reduce((n, g) => n + g.length, 0);
+  if (halves.length === 2 ? count > 7 : count !== 8) return null;
+  const all = halves.length === 2 ? [...groups[0], ...Array(8 - count).fill("0"), ...groups[1]] : groups[0];
+  if (!all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return null;
+  return all.reduce((a, g) => a * 65536n + BigInt(parseInt(g, 16)), 0n);
+}
+
+const MAPPED = [0xffffn << 32n, (0xffffn << 32n) + 0xffffffffn]; // ::ffff:0:0/96
+
+/**
+ * An IPv4 or IPv6 CIDR as { family, prefix, first, last } (null when it is neither); `mapped` when an IPv6 range
+ * lies in ::ffff:0:0/96, which the API server's subset check treats as IPv4.
+ */
+export function ipRange(cidr) {
+  const m = /^([^/]+)\/(\d+)$/.exec(String(cidr));
+  if (!m) return null;
+  const v4 = ipv4Value(m[1]);
+  const family = v4 !== null ? 4 : 6;
+  const address = v4 ?? ipv6Value(m[1]);
+  const bits = family === 4 ? 32 : 128;
+  const prefix = Number(m[2]);
+  if (address === null || prefix > bits) return null;
+  const size = 1n << BigInt(bits - prefix);
   const first = address - (address % size);
-  return [first, first + size - 1];
+  const last = first + size - 1n;
+  return { family, prefix, first, last, mapped: family === 6 && first >= MAPPED[0] && last <= MAPPED[1] };
 }
 
 /** Does this egress rule open TCP 443 (a rule without ports opens every port)? */
@@ -248,17 +296,43 @@ function opens443(rule) {
     || p.port === "https" || (typeof p.port === "number" && p.port <= 443 && (p.endPort ?? p.port) >= 443)));
 }
 
-/** Private ranges that one `to` peer lets through (every range for a peer that is not an IPv4 ipBlock). */
+/** Private ranges that one `to` peer lets through (every range for a peer that is not an ipBlock). */
 function leakedRanges(peer) {
   const block = peer.ipBlock;
-  const whole = block ? ipv4Range(block.cidr) : null;
-  if (!whole) return block ? [`${block.cidr} (not an IPv4 block)`] : ["pods or namespaces of the cluster"];
-  const excepted = (block.except ?? []).map(ipv4Range).filter(Boolean);
+  const whole = block ? ipRange(block.cidr) : null;
+  if (!whole) return block ? [`${block.cidr} (not an IP block)`] : ["pods or namespaces of the cluster"];
+  const excepted = (block.except ?? []).map(ipRange).filter((r) => r && r.family === whole.family);
   return PRIVATE_RANGES.filter((range) => {
-    const [first, last] = ipv4Range(range);
-    const overlaps = first <= whole[1] && last >= whole[0];
-    return overlaps && !excepted.some(([f, l]) => f <= first && l >= last);
+    const { family, first, last } = ipRange(range);
+    const overlaps = family === whole.family && first <= whole.last && last >= whole.first;
+    return overlaps && !excepted.some((e) => e.first <= first && e.last >= last);
   });
+}
+
+/**
+ * ipBlock `except` entries the API server refuses: each must be a strict subset of the cidr (longer prefix, inside
+ * it), where an IPv4-mapped IPv6 range counts as IPv4 (Go's net.IPNet.Contains), so no IPv6 cidr contains one.
+ */
+export function ipBlockProblems(objects) {
+  const found = [];
+  for (const policy of objects.filter((o) => o.kind === "NetworkPolicy")) {
+    const rules = [...(policy.spec?.egress ?? []).map((r) => r.to), ...(policy.spec?.ingress ?? []).map((r) => r.from)];
+    for (const block of rules.flatMap((peers) => peers ?? []).map((p) => p.ipBlock).filter(Boolean)) {
+      const whole = ipRange(block.cidr);
+      if (!whole) {
+        found.push(`NetworkPolicy/${policy.metadata?.name}: ipBlock cidr ${block.cidr} is not an IPv4 or IPv6 CIDR`);
+        continue;
+      }
+      for (const except of block.except ?? []) {
+        const part = ipRange(except);
+        const family = part?.mapped ? 4 : part?.family;
+        if (!part || family !== whole.family || part.prefix <= whole.prefix || part.first < whole.first || part.first > whole.last) {
+          found.push(`NetworkPolicy/${policy.metadata?.name}: except ${except} of ipBlock ${block.cidr} is not a strict subset of the cidr (the API server refuses it)`);
+        }
+      }
+    }
+  }
+  return found;
 }
 
 /** Egress of the webhook senders (pods labelled payments/webhook-sender=true) that reaches a private range on 443. */
@@ -297,6 +371,7 @@ export function problems(objects, release) {
   found.push(...postgresTlsProblems(objects));
   found.push(...shadowedEnvProblems(objects));
   found.push(...webhookEgressProblems(objects));
+  found.push(...ipBlockProblems(objects));
   return found;
 }
 

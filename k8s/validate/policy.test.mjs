@@ -75,10 +75,15 @@ function goodRender() {
   };
   const config = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "config" }, data: { PSP_URL: "https://psp" } };
   const dbTls = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "db-tls" }, data: { SSL_MODE: "verify-full" } };
+  // the base's webhook-egress: public IPv4 and IPv6 global unicast
   const publicOnly = {
     cidr: "0.0.0.0/0",
-    except: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"],
+    except: [
+      "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "127.0.0.0/8", "0.0.0.0/8",
+      "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+    ],
   };
+  const publicV6 = { cidr: "2000::/3", except: ["2001::/32", "2002::/16"] };
   const webhookEgress = {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
@@ -86,7 +91,7 @@ function goodRender() {
     spec: {
       podSelector: { matchLabels: { "payments/webhook-sender": "true" } },
       policyTypes: ["Egress"],
-      egress: [{ to: [{ ipBlock: publicOnly }], ports: [{ protocol: "TCP", port: 443 }] }],
+      egress: [{ to: [{ ipBlock: publicOnly }, { ipBlock: publicV6 }], ports: [{ protocol: "TCP", port: 443 }] }],
     },
   };
   const dns = {
@@ -194,11 +199,38 @@ const BAD = {
     })),
     "pods or namespaces of the cluster",
   ],
-  "a webhook sender with an IPv6 block on 443": [
+  "a webhook sender with all of IPv6 on 443": [
     (r) => webhookRule(r).to.push({ ipBlock: { cidr: "::/0" } }),
-    "::/0 (not an IPv4 block)",
+    "reach ::1/128, ::/96, fc00::/7, fec0::/10, fe80::/10, ff00::/8, 64:ff9b::/96, ::ffff:0:0/96, 2002::/16, 2001::/32, 100::/64 on port 443",
   ],
-  "a CNPG cluster with a trust rule": [(r) => hba(r).push("hostssl all all all trust"), "trusts without a password"],
+  "a webhook sender whose IPv6 block lets 6to4 through": [
+    (r) => webhookRule(r).to[1].ipBlock.except.pop(),
+    "reach 2002::/16 on port 443",
+  ],
+  "a webhook sender with IPv6 unique-local addresses on 443": [
+    (r) => webhookRule(r).to.push({ ipBlock: { cidr: "fd00::/8" } }),
+    "reach fc00::/7 on port 443",
+  ],
+  "a webhook sender whose IPv4 except misses the benchmarking range": [
+    (r) => (webhookRule(r).to[0].ipBlock.except = webhookRule(r).to[0].ipBlock.except.filter((c) => c !== "198.18.0.0/15")),
+    "reach 198.18.0.0/15 on port 443",
+  ],
+  "a webhook sender with multicast on 443": [
+    (r) => (webhookRule(r).to[0].ipBlock.except = webhookRule(r).to[0].ipBlock.except.filter((c) => c !== "224.0.0.0/4")),
+    "reach 224.0.0.0/4 on port 443",
+  ],
+  "a webhook sender with an ipBlock that is not a CIDR": [
+    (r) => (webhookRule(r).to[1].ipBlock.cidr = "2000::/200"),
+    "2000::/200 (not an IP block)",
+  ],
+  "an except the API server refuses: IPv4-mapped in ::/0": [
+    (r) => webhookRule(r).to.push({ ipBlock: { cidr: "::/0", except: ["::1/128", "::ffff:0:0/96"] } }),
+    "except ::ffff:0:0/96 of ipBlock ::/0 is not a strict subset",
+  ],
+  "an except the API server refuses: outside the cidr": [
+    (r) => (webhookRule(r).to[1].ipBlock.except[0] = "fc00::/7"),
+    "except fc00::/7 of ipBlock 2000::/3 is not a strict subset",
+  ],
 };
 
 test("the good render passes, as a release", () => {
