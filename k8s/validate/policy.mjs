@@ -15,7 +15,10 @@
 //   every port: each egress rule of a NetworkPolicy selecting them that opens 443 (or all ports) names only ipBlocks
 //   whose `except` covers every range of PRIVATE_RANGES of their family, IPv4 and IPv6 (docs/deployment.md);
 // - every ipBlock's `except` entries are what the API server accepts: strict subsets of its cidr (an IPv4-mapped
-//   IPv6 range counts as IPv4 there, so `::/0` cannot except `::ffff:0:0/96`).
+//   IPv6 range counts as IPv4 there, so `::/0` cannot except `::ffff:0:0/96`);
+// - every Job is labelled app.kubernetes.io/component=migration, and every ConfigMap of the render that it reads
+//   carries app.kubernetes.io/component config or migration: the deployment's first apply selects exactly those
+//   (docs/deployment.md, step 6), and a ConfigMap it leaves out is missing when the Job starts.
 // Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
 // reasons. Tested by policy.test.mjs, which feeds it bad renders.
 import { readFileSync } from "node:fs";
@@ -359,6 +362,48 @@ export function webhookEgressProblems(objects) {
   return found;
 }
 
+const COMPONENT = "app.kubernetes.io/component";
+
+/** The values of app.kubernetes.io/component that the deployment's first apply selects (docs/deployment.md, step 6). */
+export const FIRST_APPLY_COMPONENTS = ["config", "migration"];
+
+/** Names of the ConfigMaps a pod reads: env, envFrom, volumes (projected ones included). */
+function configMapsReadBy(pod) {
+  const names = new Set();
+  for (const c of allContainers(pod)) {
+    for (const e of c.env ?? []) if (e.valueFrom?.configMapKeyRef?.name) names.add(e.valueFrom.configMapKeyRef.name);
+    for (const e of c.envFrom ?? []) if (e.configMapRef?.name) names.add(e.configMapRef.name);
+  }
+  for (const v of pod.volumes ?? []) {
+    if (v.configMap?.name) names.add(v.configMap.name);
+    for (const source of v.projected?.sources ?? []) if (source.configMap?.name) names.add(source.configMap.name);
+  }
+  return names;
+}
+
+/**
+ * The migration Job and its settings in the first apply: every Job carries component=migration, and every ConfigMap
+ * of the render that it reads carries a component the first apply selects. A ConfigMap the render does not hold (the
+ * base's optional payments-db-tls) is not judged.
+ */
+export function migrationConfigProblems(objects) {
+  const found = [];
+  const configMaps = objects.filter((o) => o.kind === "ConfigMap");
+  for (const job of objects.filter((o) => o.kind === "Job")) {
+    const name = `Job/${job.metadata?.name}`;
+    if (job.metadata?.labels?.[COMPONENT] !== "migration") {
+      found.push(`${name}: not labelled ${COMPONENT}: migration, so the first apply (-l '${COMPONENT} in (${FIRST_APPLY_COMPONENTS.join(",")})') leaves it out`);
+    }
+    for (const read of configMapsReadBy(podSpec(job))) {
+      const map = configMaps.find((m) => m.metadata?.name === read && (m.metadata?.namespace ?? "") === (job.metadata?.namespace ?? ""));
+      if (map && !FIRST_APPLY_COMPONENTS.includes(map.metadata?.labels?.[COMPONENT])) {
+        found.push(`${name}: reads ConfigMap ${read}, which is not labelled ${COMPONENT}: config, so the first apply leaves it out and the Job starts without it`);
+      }
+    }
+  }
+  return found;
+}
+
 /** Every problem of one render. */
 export function problems(objects, release) {
   const found = [];
@@ -372,6 +417,7 @@ export function problems(objects, release) {
   found.push(...shadowedEnvProblems(objects));
   found.push(...webhookEgressProblems(objects));
   found.push(...ipBlockProblems(objects));
+  found.push(...migrationConfigProblems(objects));
   return found;
 }
 

@@ -1,6 +1,7 @@
 // Each policy check of policy.mjs fed a bad render must fail, and the good render pass (`node --test`, run by
 // ../validate.sh). The good render is a small copy of a base service: Deployment, HPA and PDB; the Deployment is a
-// webhook sender, with the base's webhook-egress and allow-dns NetworkPolicies.
+// webhook sender, with the base's webhook-egress and allow-dns NetworkPolicies; and a migration Job reading both
+// ConfigMaps, as prod's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -73,8 +74,19 @@ function goodRender() {
       postgresql: { pg_hba: ["hostnossl all all all reject", "hostssl all all all scram-sha-256"] },
     },
   };
-  const config = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "config" }, data: { PSP_URL: "https://psp" } };
-  const dbTls = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "db-tls" }, data: { SSL_MODE: "verify-full" } };
+  const configLabels = () => ({ "app.kubernetes.io/component": "config" });
+  const config = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "config", namespace: "payments", labels: configLabels() },
+    data: { PSP_URL: "https://psp" },
+  };
+  const dbTls = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "db-tls", namespace: "payments", labels: configLabels() },
+    data: { SSL_MODE: "verify-full" },
+  };
   // the base's webhook-egress: public IPv4 and IPv6 global unicast
   const publicOnly = {
     cidr: "0.0.0.0/0",
@@ -107,7 +119,26 @@ function goodRender() {
       }],
     },
   };
-  return [deployment, hpa, pdb, cluster, config, dbTls, webhookEgress, dns];
+  const migration = {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: "migrate", namespace: "payments", labels: { "app.kubernetes.io/component": "migration" } },
+    spec: {
+      template: {
+        spec: {
+          restartPolicy: "Never",
+          containers: [{
+            name: "migrate",
+            image: "registry.example.invalid/payments/api:1.0.0",
+            env: [{ name: "JDBC_URL", valueFrom: { configMapKeyRef: { name: "config", key: "JDBC_URL" } } }],
+            envFrom: [{ configMapRef: { name: "db-tls", optional: true } }],
+            resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
+          }],
+        },
+      },
+    },
+  };
+  return [deployment, hpa, pdb, cluster, config, dbTls, webhookEgress, dns, migration];
 }
 
 const webhookRule = (render) => render[6].spec.egress[0];
@@ -231,6 +262,23 @@ const BAD = {
     (r) => (webhookRule(r).to[1].ipBlock.except[0] = "fc00::/7"),
     "except fc00::/7 of ipBlock 2000::/3 is not a strict subset",
   ],
+  "a ConfigMap the migration Job reads without the first apply's label": [
+    (r) => delete r[5].metadata.labels,
+    "Job/migrate: reads ConfigMap db-tls, which is not labelled app.kubernetes.io/component: config",
+  ],
+  "a ConfigMap the migration Job reads as a volume, labelled for monitoring": [
+    (r) => {
+      r[4].metadata.labels["app.kubernetes.io/component"] = "monitoring";
+      r[8].spec.template.spec.containers[0].env = [];
+      r[8].spec.template.spec.volumes = [{ name: "c", projected: { sources: [{ configMap: { name: "config" } }] } }];
+    },
+    "reads ConfigMap config, which is not labelled",
+  ],
+  "a migration Job the first apply leaves out": [
+    (r) => (r[8].metadata.labels = { "app.kubernetes.io/component": "job" }),
+    "Job/migrate: not labelled app.kubernetes.io/component: migration",
+  ],
+  "a CNPG cluster with a trust rule": [(r) => hba(r).push("hostssl all all all trust"), "trusts without a password"],
 };
 
 test("the good render passes, as a release", () => {
@@ -251,6 +299,21 @@ for (const [name, [mutate, expected]] of Object.entries(BAD)) {
     assert.ok(found.some((p) => p.includes(expected)), `expected a problem with "${expected}", got ${JSON.stringify(found)}`);
   });
 }
+
+test("a ConfigMap the migration Job reads that the render does not hold is not judged (the base's optional db-tls)", () => {
+  const render = goodRender();
+  render.splice(5, 1);
+  assert.deepEqual(problems(render, true), []);
+});
+
+test("a ConfigMap of the same name in another namespace does not stand for the Job's", () => {
+  const render = goodRender();
+  const elsewhere = structuredClone(render[5]);
+  elsewhere.metadata.namespace = "other";
+  delete elsewhere.metadata.labels;
+  render.push(elsewhere);
+  assert.deepEqual(problems(render, true), []);
+});
 
 test("egress of other pods and other ports does not concern the webhook check", () => {
   const render = goodRender();
