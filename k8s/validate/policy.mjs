@@ -18,9 +18,12 @@
 //   IPv6 range counts as IPv4 there, so `::/0` cannot except `::ffff:0:0/96`);
 // - every Job is labelled app.kubernetes.io/component=migration, and every ConfigMap of the render that it reads
 //   carries app.kubernetes.io/component config or migration: the deployment's first apply selects exactly those
-//   (docs/deployment.md, step 6), and a ConfigMap it leaves out is missing when the Job starts.
-// Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
-// reasons. Tested by policy.test.mjs, which feeds it bad renders.
+//   (docs/deployment.md, step 6), and a ConfigMap it leaves out is missing when the Job starts;
+// - JVM renders (prod-jvm): every image is tagged `*-jvm` (a registry or image renamed in prod that prod-jvm did not
+//   follow would deploy native images with a JVM's memory).
+// Usage: node policy.mjs [--release FILE]... [--jvm FILE]... [FILE]... (each FILE the output of `kubectl kustomize`;
+// --jvm is a release render of JVM images). Exits 1 with the reasons. Tested by policy.test.mjs, which feeds it bad
+// renders.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 
@@ -41,7 +44,7 @@ export function memoryProblems(objects) {
   const found = [];
   for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
     for (const container of allContainers(podSpec(object))) {
-      if (!/:[^/]*-jvm$/.test(container.image ?? "")) continue;
+      if (!/-jvm$/.test(imageTag(container.image) ?? "")) continue;
       const limit = container.resources?.limits?.memory;
       if (!(bytes(limit) >= JVM_MIN_MEMORY_LIMIT)) {
         found.push(`${object.kind}/${object.metadata?.name}: JVM image ${container.image} with a memory limit of ${limit}, below 512Mi`);
@@ -59,6 +62,26 @@ function podSpec(object) {
 
 function allContainers(pod) {
   return [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
+}
+
+/** The tag of an image reference, `@sha256:…` after it ignored (null when it has none). */
+export function imageTag(image) {
+  const name = String(image ?? "").split("@")[0];
+  const colon = name.lastIndexOf(":");
+  return colon > name.lastIndexOf("/") ? name.slice(colon + 1) : null;
+}
+
+/** Images of a JVM render (prod-jvm) that are not tagged `*-jvm`: native executables sized for a JVM, or worse. */
+export function jvmImageProblems(objects) {
+  const found = [];
+  for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
+    for (const container of allContainers(podSpec(object))) {
+      if (!/-jvm$/.test(imageTag(container.image) ?? "")) {
+        found.push(`${object.kind}/${object.metadata?.name}: image ${container.image} in a JVM render is not tagged *-jvm (a name prod-jvm's images: did not follow?)`);
+      }
+    }
+  }
+  return found;
 }
 
 /** What is wrong with one image reference in a release render (null when it is fine). */
@@ -404,10 +427,11 @@ export function migrationConfigProblems(objects) {
   return found;
 }
 
-/** Every problem of one render. */
-export function problems(objects, release) {
+/** Every problem of one render; `jvm`: a release render of JVM images (prod-jvm). */
+export function problems(objects, release, jvm = false) {
   const found = [];
-  if (release) found.push(...imageProblems(objects));
+  if (release || jvm) found.push(...imageProblems(objects));
+  if (jvm) found.push(...jvmImageProblems(objects));
   for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
     found.push(...deploymentProblems(deployment).map((p) => `Deployment/${deployment.metadata?.name}: ${p}`));
   }
@@ -431,17 +455,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const renders = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--release") renders.push([args[++i], true]);
-    else renders.push([args[i], false]);
+    if (args[i] === "--release") renders.push([args[++i], true, false]);
+    else if (args[i] === "--jvm") renders.push([args[++i], true, true]);
+    else renders.push([args[i], false, false]);
   }
   let failures = 0;
-  for (const [file, release] of renders) {
-    for (const problem of problems(load(file), release)) {
+  for (const [file, release, jvm] of renders) {
+    for (const problem of problems(load(file), release, jvm)) {
       console.error(`${file}: ${problem}`);
       failures++;
     }
   }
   const releases = renders.filter(([, r]) => r).length;
-  console.log(`policy checked in ${renders.length} renders (${releases} release renders): ${failures} problems`);
+  const jvms = renders.filter(([, , j]) => j).length;
+  console.log(`policy checked in ${renders.length} renders (${releases} release renders, ${jvms} of JVM images): ${failures} problems`);
   process.exit(failures === 0 && renders.length > 0 ? 0 : 1);
 }

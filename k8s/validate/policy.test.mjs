@@ -141,6 +141,16 @@ function goodRender() {
   return [deployment, hpa, pdb, cluster, config, dbTls, webhookEgress, dns, migration];
 }
 
+/** Every container image of the render set to its `-jvm` tag with a JVM's memory limit: prod-jvm's shape. */
+function jvmRender() {
+  const render = goodRender();
+  for (const c of [container(render), render[8].spec.template.spec.containers[0]]) {
+    c.image = c.image.replace(/:1\.0\.0$/, ":1.0.0-jvm");
+    c.resources.limits.memory = "768Mi";
+  }
+  return render;
+}
+
 const webhookRule = (render) => render[6].spec.egress[0];
 
 /** A NetworkPolicy in the good render's namespace selecting its pods by `labels`, with one egress rule. */
@@ -315,6 +325,28 @@ test("a ConfigMap of the same name in another namespace does not stand for the J
   assert.deepEqual(problems(render, true), []);
 });
 
+test("a JVM render (prod-jvm) with every image tagged -jvm passes, a digest after the tag too", () => {
+  const render = jvmRender();
+  assert.deepEqual(problems(render, true, true), []);
+  container(render).image += `@sha256:${"a".repeat(64)}`;
+  assert.deepEqual(problems(render, true, true), []);
+});
+
+for (const [name, mutate] of Object.entries({
+  "a native image": (r) => (container(r).image = "registry.example.invalid/payments/api:1.0.0"),
+  "an image renamed in prod that prod-jvm did not follow (its tag never applied)": (r) =>
+    (r[8].spec.template.spec.containers[0].image = "registry.other.invalid/payments/api:1.0.0"),
+  "a digest without the -jvm tag": (r) => (container(r).image = `registry.example.invalid/payments/api@sha256:${"a".repeat(64)}`),
+})) {
+  test(`refused in a JVM render: ${name}`, () => {
+    const render = jvmRender();
+    mutate(render);
+    const found = problems(render, true, true);
+    assert.ok(found.some((p) => p.includes("in a JVM render is not tagged *-jvm")), `got ${JSON.stringify(found)}`);
+    assert.deepEqual(problems(render, true, false).filter((p) => p.includes("-jvm")), [], "only JVM renders are held to it");
+  });
+}
+
 test("egress of other pods and other ports does not concern the webhook check", () => {
   const render = goodRender();
   render.push(egressPolicy({ "payments/postgres-client": "true" }, { ports: [{ protocol: "TCP", port: 5432 }] }));
@@ -353,4 +385,7 @@ test("the command exits 1 on a bad render file and 0 on a good one", () => {
   container(badRender).image = "registry.example.invalid/payments/api:latest";
   const bad = write("bad.yaml", badRender);
   assert.throws(() => execFileSync("node", [script, "--release", bad], { stdio: "pipe" }), (e) => e.status === 1);
+  // --jvm: the good (native) render is refused as a JVM render, the JVM one passes
+  assert.throws(() => execFileSync("node", [script, "--jvm", good], { stdio: "pipe" }), (e) => e.status === 1);
+  execFileSync("node", [script, "--jvm", write("jvm.yaml", jvmRender())], { stdio: "pipe" });
 });
