@@ -2,8 +2,9 @@
 # Offline check of the Kubernetes manifests: renders the base and every overlay with `kubectl kustomize`, then
 # validates each rendered object against the Kubernetes schemas (validate/validate.mjs, npm kubernetes-models) and
 # checks the reconciler CronJob's retry policy against the docs (validate/reconciler-job.mjs) and the deployment
-# policy (validate/policy.mjs: release images in every overlay but dev; probes, resources, securityContext, management
-# port and PDB of every Deployment), after its tests (validate/policy.test.mjs) have fed it bad renders.
+# policy (validate/policy.mjs: release images in every overlay but dev, only *-jvm images in prod-jvm; probes,
+# resources, securityContext, management port and PDB of every Deployment; webhook egress; the migration Job's
+# ConfigMaps in the first apply), after its tests (validate/policy.test.mjs) have fed it bad renders.
 # Needs kubectl (with kustomize) and node/npm; no cluster. Run from anywhere: k8s/validate.sh
 set -euo pipefail
 
@@ -23,6 +24,7 @@ for dir in base overlays/*/; do
   rendered+=("$out/$name.yaml")
   case "$dir" in
     base | overlays/dev) policy_args+=("$out/$name.yaml") ;; # not a release: logical names, dev tags
+    overlays/prod-jvm) policy_args+=(--jvm "$out/$name.yaml") ;; # a release of JVM images only (*-jvm tags)
     *) policy_args+=(--release "$out/$name.yaml") ;;
   esac
 done

@@ -12,10 +12,18 @@
 //   (CNPG closes the file with `host all all all scram-sha-256`, which accepts them too) and no `host`/`hostnossl`
 //   rule that accepts, nor any `trust` rule.
 // - the pods of webhook-delivery (label payments/webhook-sender=true) can never reach a private address on 443 or on
-//   every port: each egress rule of a NetworkPolicy selecting them that opens 443 (or all ports) names only IPv4
-//   ipBlocks whose `except` covers 10/8, 172.16/12, 192.168/16, 169.254/16 and 100.64/10 (docs/deployment.md).
-// Usage: node policy.mjs [--release FILE]... [FILE]... (each FILE the output of `kubectl kustomize`). Exits 1 with the
-// reasons. Tested by policy.test.mjs, which feeds it bad renders.
+//   every port: each egress rule of a NetworkPolicy selecting them that opens 443 (or all ports) names only ipBlocks
+//   whose `except` covers every range of PRIVATE_RANGES of their family, IPv4 and IPv6 (docs/deployment.md);
+// - every ipBlock's `except` entries are what the API server accepts: strict subsets of its cidr (an IPv4-mapped
+//   IPv6 range counts as IPv4 there, so `::/0` cannot except `::ffff:0:0/96`);
+// - every Job is labelled app.kubernetes.io/component=migration, and every ConfigMap of the render that it reads
+//   carries app.kubernetes.io/component config or migration: the deployment's first apply selects exactly those
+//   (docs/deployment.md, step 6), and a ConfigMap it leaves out is missing when the Job starts;
+// - JVM renders (prod-jvm): every image is tagged `*-jvm` (a registry or image renamed in prod that prod-jvm did not
+//   follow would deploy native images with a JVM's memory).
+// Usage: node policy.mjs [--release FILE]... [--jvm FILE]... [FILE]... (each FILE the output of `kubectl kustomize`;
+// --jvm is a release render of JVM images). Exits 1 with the reasons. Tested by policy.test.mjs, which feeds it bad
+// renders.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 
@@ -36,7 +44,7 @@ export function memoryProblems(objects) {
   const found = [];
   for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
     for (const container of allContainers(podSpec(object))) {
-      if (!/:[^/]*-jvm$/.test(container.image ?? "")) continue;
+      if (!/-jvm$/.test(imageTag(container.image) ?? "")) continue;
       const limit = container.resources?.limits?.memory;
       if (!(bytes(limit) >= JVM_MIN_MEMORY_LIMIT)) {
         found.push(`${object.kind}/${object.metadata?.name}: JVM image ${container.image} with a memory limit of ${limit}, below 512Mi`);
@@ -54,6 +62,26 @@ function podSpec(object) {
 
 function allContainers(pod) {
   return [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
+}
+
+/** The tag of an image reference, `@sha256:…` after it ignored (null when it has none). */
+export function imageTag(image) {
+  const name = String(image ?? "").split("@")[0];
+  const colon = name.lastIndexOf(":");
+  return colon > name.lastIndexOf("/") ? name.slice(colon + 1) : null;
+}
+
+/** Images of a JVM render (prod-jvm) that are not tagged `*-jvm`: native executables sized for a JVM, or worse. */
+export function jvmImageProblems(objects) {
+  const found = [];
+  for (const object of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
+    for (const container of allContainers(podSpec(object))) {
+      if (!/-jvm$/.test(imageTag(container.image) ?? "")) {
+        found.push(`${object.kind}/${object.metadata?.name}: image ${container.image} in a JVM render is not tagged *-jvm (a name prod-jvm's images: did not follow?)`);
+      }
+    }
+  }
+  return found;
 }
 
 /** What is wrong with one image reference in a release render (null when it is fine). */
@@ -228,17 +256,63 @@ export function shadowedEnvProblems(objects) {
   return found;
 }
 
-/** Ranges a webhook may never be sent to, beside the service's own check (contracts WebhookUrlPolicy). */
-export const PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"];
+/**
+ * Ranges a webhook may never be sent to, beside the service's own check (contracts WebhookUrlPolicy): private,
+ * shared (CGNAT), link-local (cloud metadata), loopback, unspecified, reserved and multicast IPv4; IPv6 loopback,
+ * IPv4-compatible, unique-local, site-local, link-local, multicast, NAT64, IPv4-mapped, 6to4, Teredo and discard-only.
+ */
+export const PRIVATE_RANGES = [
+  "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "127.0.0.0/8", "0.0.0.0/8",
+  "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+  "::1/128", "::/96", "fc00::/7", "fec0::/10", "fe80::/10", "ff00::/8", "64:ff9b::/96", "::ffff:0:0/96", "2002::/16",
+  "2001::/32", "100::/64",
+];
 
-/** [first, last] address of an IPv4 CIDR as numbers (null when it is not one). */
-function ipv4Range(cidr) {
-  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(String(cidr));
-  if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) > 32) return null;
-  const address = m.slice(1, 5).reduce((a, o) => a * 256 + Number(o), 0);
-  const size = 2 ** (32 - Number(m[5]));
+/** An IPv4 address as a number (null when it is not one). */
+function ipv4Value(text) {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (!m || m.slice(1).some((o) => Number(o) > 255)) return null;
+  return m.slice(1).reduce((a, o) => a * 256n + BigInt(o), 0n);
+}
+
+/** An IPv6 address (`::` shortening and a dotted IPv4 tail allowed) as a number (null when it is not one). */
+function ipv6Value(text) {
+  let address = text;
+  if (address.includes(".")) {
+    const colon = address.lastIndexOf(":");
+    const v4 = ipv4Value(address.slice(colon + 1));
+    if (v4 === null) return null;
+    address = `${address.slice(0, colon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const halves = address.split("::");
+  if (halves.length > 2) return null;
+  const groups = halves.map((h) => (h === "" ? [] : h.split(":")));
+  const count = groups.reduce((n, g) => n + g.length, 0);
+  if (halves.length === 2 ? count > 7 : count !== 8) return null;
+  const all = halves.length === 2 ? [...groups[0], ...Array(8 - count).fill("0"), ...groups[1]] : groups[0];
+  if (!all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return null;
+  return all.reduce((a, g) => a * 65536n + BigInt(parseInt(g, 16)), 0n);
+}
+
+const MAPPED = [0xffffn << 32n, (0xffffn << 32n) + 0xffffffffn]; // ::ffff:0:0/96
+
+/**
+ * An IPv4 or IPv6 CIDR as { family, prefix, first, last } (null when it is neither); `mapped` when an IPv6 range
+ * lies in ::ffff:0:0/96, which the API server's subset check treats as IPv4.
+ */
+export function ipRange(cidr) {
+  const m = /^([^/]+)\/(\d+)$/.exec(String(cidr));
+  if (!m) return null;
+  const v4 = ipv4Value(m[1]);
+  const family = v4 !== null ? 4 : 6;
+  const address = v4 ?? ipv6Value(m[1]);
+  const bits = family === 4 ? 32 : 128;
+  const prefix = Number(m[2]);
+  if (address === null || prefix > bits) return null;
+  const size = 1n << BigInt(bits - prefix);
   const first = address - (address % size);
-  return [first, first + size - 1];
+  const last = first + size - 1n;
+  return { family, prefix, first, last, mapped: family === 6 && first >= MAPPED[0] && last <= MAPPED[1] };
 }
 
 /** Does this egress rule open TCP 443 (a rule without ports opens every port)? */
@@ -248,17 +322,43 @@ function opens443(rule) {
     || p.port === "https" || (typeof p.port === "number" && p.port <= 443 && (p.endPort ?? p.port) >= 443)));
 }
 
-/** Private ranges that one `to` peer lets through (every range for a peer that is not an IPv4 ipBlock). */
+/** Private ranges that one `to` peer lets through (every range for a peer that is not an ipBlock). */
 function leakedRanges(peer) {
   const block = peer.ipBlock;
-  const whole = block ? ipv4Range(block.cidr) : null;
-  if (!whole) return block ? [`${block.cidr} (not an IPv4 block)`] : ["pods or namespaces of the cluster"];
-  const excepted = (block.except ?? []).map(ipv4Range).filter(Boolean);
+  const whole = block ? ipRange(block.cidr) : null;
+  if (!whole) return block ? [`${block.cidr} (not an IP block)`] : ["pods or namespaces of the cluster"];
+  const excepted = (block.except ?? []).map(ipRange).filter((r) => r && r.family === whole.family);
   return PRIVATE_RANGES.filter((range) => {
-    const [first, last] = ipv4Range(range);
-    const overlaps = first <= whole[1] && last >= whole[0];
-    return overlaps && !excepted.some(([f, l]) => f <= first && l >= last);
+    const { family, first, last } = ipRange(range);
+    const overlaps = family === whole.family && first <= whole.last && last >= whole.first;
+    return overlaps && !excepted.some((e) => e.first <= first && e.last >= last);
   });
+}
+
+/**
+ * ipBlock `except` entries the API server refuses: each must be a strict subset of the cidr (longer prefix, inside
+ * it), where an IPv4-mapped IPv6 range counts as IPv4 (Go's net.IPNet.Contains), so no IPv6 cidr contains one.
+ */
+export function ipBlockProblems(objects) {
+  const found = [];
+  for (const policy of objects.filter((o) => o.kind === "NetworkPolicy")) {
+    const rules = [...(policy.spec?.egress ?? []).map((r) => r.to), ...(policy.spec?.ingress ?? []).map((r) => r.from)];
+    for (const block of rules.flatMap((peers) => peers ?? []).map((p) => p.ipBlock).filter(Boolean)) {
+      const whole = ipRange(block.cidr);
+      if (!whole) {
+        found.push(`NetworkPolicy/${policy.metadata?.name}: ipBlock cidr ${block.cidr} is not an IPv4 or IPv6 CIDR`);
+        continue;
+      }
+      for (const except of block.except ?? []) {
+        const part = ipRange(except);
+        const family = part?.mapped ? 4 : part?.family;
+        if (!part || family !== whole.family || part.prefix <= whole.prefix || part.first < whole.first || part.first > whole.last) {
+          found.push(`NetworkPolicy/${policy.metadata?.name}: except ${except} of ipBlock ${block.cidr} is not a strict subset of the cidr (the API server refuses it)`);
+        }
+      }
+    }
+  }
+  return found;
 }
 
 /** Egress of the webhook senders (pods labelled payments/webhook-sender=true) that reaches a private range on 443. */
@@ -285,10 +385,53 @@ export function webhookEgressProblems(objects) {
   return found;
 }
 
-/** Every problem of one render. */
-export function problems(objects, release) {
+const COMPONENT = "app.kubernetes.io/component";
+
+/** The values of app.kubernetes.io/component that the deployment's first apply selects (docs/deployment.md, step 6). */
+export const FIRST_APPLY_COMPONENTS = ["config", "migration"];
+
+/** Names of the ConfigMaps a pod reads: env, envFrom, volumes (projected ones included). */
+function configMapsReadBy(pod) {
+  const names = new Set();
+  for (const c of allContainers(pod)) {
+    for (const e of c.env ?? []) if (e.valueFrom?.configMapKeyRef?.name) names.add(e.valueFrom.configMapKeyRef.name);
+    for (const e of c.envFrom ?? []) if (e.configMapRef?.name) names.add(e.configMapRef.name);
+  }
+  for (const v of pod.volumes ?? []) {
+    if (v.configMap?.name) names.add(v.configMap.name);
+    for (const source of v.projected?.sources ?? []) if (source.configMap?.name) names.add(source.configMap.name);
+  }
+  return names;
+}
+
+/**
+ * The migration Job and its settings in the first apply: every Job carries component=migration, and every ConfigMap
+ * of the render that it reads carries a component the first apply selects. A ConfigMap the render does not hold (the
+ * base's optional payments-db-tls) is not judged.
+ */
+export function migrationConfigProblems(objects) {
   const found = [];
-  if (release) found.push(...imageProblems(objects));
+  const configMaps = objects.filter((o) => o.kind === "ConfigMap");
+  for (const job of objects.filter((o) => o.kind === "Job")) {
+    const name = `Job/${job.metadata?.name}`;
+    if (job.metadata?.labels?.[COMPONENT] !== "migration") {
+      found.push(`${name}: not labelled ${COMPONENT}: migration, so the first apply (-l '${COMPONENT} in (${FIRST_APPLY_COMPONENTS.join(",")})') leaves it out`);
+    }
+    for (const read of configMapsReadBy(podSpec(job))) {
+      const map = configMaps.find((m) => m.metadata?.name === read && (m.metadata?.namespace ?? "") === (job.metadata?.namespace ?? ""));
+      if (map && !FIRST_APPLY_COMPONENTS.includes(map.metadata?.labels?.[COMPONENT])) {
+        found.push(`${name}: reads ConfigMap ${read}, which is not labelled ${COMPONENT}: config, so the first apply leaves it out and the Job starts without it`);
+      }
+    }
+  }
+  return found;
+}
+
+/** Every problem of one render; `jvm`: a release render of JVM images (prod-jvm). */
+export function problems(objects, release, jvm = false) {
+  const found = [];
+  if (release || jvm) found.push(...imageProblems(objects));
+  if (jvm) found.push(...jvmImageProblems(objects));
   for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
     found.push(...deploymentProblems(deployment).map((p) => `Deployment/${deployment.metadata?.name}: ${p}`));
   }
@@ -297,6 +440,8 @@ export function problems(objects, release) {
   found.push(...postgresTlsProblems(objects));
   found.push(...shadowedEnvProblems(objects));
   found.push(...webhookEgressProblems(objects));
+  found.push(...ipBlockProblems(objects));
+  found.push(...migrationConfigProblems(objects));
   return found;
 }
 
@@ -310,17 +455,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const renders = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--release") renders.push([args[++i], true]);
-    else renders.push([args[i], false]);
+    if (args[i] === "--release") renders.push([args[++i], true, false]);
+    else if (args[i] === "--jvm") renders.push([args[++i], true, true]);
+    else renders.push([args[i], false, false]);
   }
   let failures = 0;
-  for (const [file, release] of renders) {
-    for (const problem of problems(load(file), release)) {
+  for (const [file, release, jvm] of renders) {
+    for (const problem of problems(load(file), release, jvm)) {
       console.error(`${file}: ${problem}`);
       failures++;
     }
   }
   const releases = renders.filter(([, r]) => r).length;
-  console.log(`policy checked in ${renders.length} renders (${releases} release renders): ${failures} problems`);
+  const jvms = renders.filter(([, , j]) => j).length;
+  console.log(`policy checked in ${renders.length} renders (${releases} release renders, ${jvms} of JVM images): ${failures} problems`);
   process.exit(failures === 0 && renders.length > 0 ? 0 : 1);
 }

@@ -1,6 +1,7 @@
 // Each policy check of policy.mjs fed a bad render must fail, and the good render pass (`node --test`, run by
 // ../validate.sh). The good render is a small copy of a base service: Deployment, HPA and PDB; the Deployment is a
-// webhook sender, with the base's webhook-egress and allow-dns NetworkPolicies.
+// webhook sender, with the base's webhook-egress and allow-dns NetworkPolicies; and a migration Job reading both
+// ConfigMaps, as prod's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -73,12 +74,28 @@ function goodRender() {
       postgresql: { pg_hba: ["hostnossl all all all reject", "hostssl all all all scram-sha-256"] },
     },
   };
-  const config = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "config" }, data: { PSP_URL: "https://psp" } };
-  const dbTls = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "db-tls" }, data: { SSL_MODE: "verify-full" } };
+  const configLabels = () => ({ "app.kubernetes.io/component": "config" });
+  const config = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "config", namespace: "payments", labels: configLabels() },
+    data: { PSP_URL: "https://psp" },
+  };
+  const dbTls = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "db-tls", namespace: "payments", labels: configLabels() },
+    data: { SSL_MODE: "verify-full" },
+  };
+  // the base's webhook-egress: public IPv4 and IPv6 global unicast
   const publicOnly = {
     cidr: "0.0.0.0/0",
-    except: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"],
+    except: [
+      "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "127.0.0.0/8", "0.0.0.0/8",
+      "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+    ],
   };
+  const publicV6 = { cidr: "2000::/3", except: ["2001::/32", "2002::/16"] };
   const webhookEgress = {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
@@ -86,7 +103,7 @@ function goodRender() {
     spec: {
       podSelector: { matchLabels: { "payments/webhook-sender": "true" } },
       policyTypes: ["Egress"],
-      egress: [{ to: [{ ipBlock: publicOnly }], ports: [{ protocol: "TCP", port: 443 }] }],
+      egress: [{ to: [{ ipBlock: publicOnly }, { ipBlock: publicV6 }], ports: [{ protocol: "TCP", port: 443 }] }],
     },
   };
   const dns = {
@@ -102,7 +119,36 @@ function goodRender() {
       }],
     },
   };
-  return [deployment, hpa, pdb, cluster, config, dbTls, webhookEgress, dns];
+  const migration = {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: "migrate", namespace: "payments", labels: { "app.kubernetes.io/component": "migration" } },
+    spec: {
+      template: {
+        spec: {
+          restartPolicy: "Never",
+          containers: [{
+            name: "migrate",
+            image: "registry.example.invalid/payments/api:1.0.0",
+            env: [{ name: "JDBC_URL", valueFrom: { configMapKeyRef: { name: "config", key: "JDBC_URL" } } }],
+            envFrom: [{ configMapRef: { name: "db-tls", optional: true } }],
+            resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
+          }],
+        },
+      },
+    },
+  };
+  return [deployment, hpa, pdb, cluster, config, dbTls, webhookEgress, dns, migration];
+}
+
+/** Every container image of the render set to its `-jvm` tag with a JVM's memory limit: prod-jvm's shape. */
+function jvmRender() {
+  const render = goodRender();
+  for (const c of [container(render), render[8].spec.template.spec.containers[0]]) {
+    c.image = c.image.replace(/:1\.0\.0$/, ":1.0.0-jvm");
+    c.resources.limits.memory = "768Mi";
+  }
+  return render;
 }
 
 const webhookRule = (render) => render[6].spec.egress[0];
@@ -194,9 +240,53 @@ const BAD = {
     })),
     "pods or namespaces of the cluster",
   ],
-  "a webhook sender with an IPv6 block on 443": [
+  "a webhook sender with all of IPv6 on 443": [
     (r) => webhookRule(r).to.push({ ipBlock: { cidr: "::/0" } }),
-    "::/0 (not an IPv4 block)",
+    "reach ::1/128, ::/96, fc00::/7, fec0::/10, fe80::/10, ff00::/8, 64:ff9b::/96, ::ffff:0:0/96, 2002::/16, 2001::/32, 100::/64 on port 443",
+  ],
+  "a webhook sender whose IPv6 block lets 6to4 through": [
+    (r) => webhookRule(r).to[1].ipBlock.except.pop(),
+    "reach 2002::/16 on port 443",
+  ],
+  "a webhook sender with IPv6 unique-local addresses on 443": [
+    (r) => webhookRule(r).to.push({ ipBlock: { cidr: "fd00::/8" } }),
+    "reach fc00::/7 on port 443",
+  ],
+  "a webhook sender whose IPv4 except misses the benchmarking range": [
+    (r) => (webhookRule(r).to[0].ipBlock.except = webhookRule(r).to[0].ipBlock.except.filter((c) => c !== "198.18.0.0/15")),
+    "reach 198.18.0.0/15 on port 443",
+  ],
+  "a webhook sender with multicast on 443": [
+    (r) => (webhookRule(r).to[0].ipBlock.except = webhookRule(r).to[0].ipBlock.except.filter((c) => c !== "224.0.0.0/4")),
+    "reach 224.0.0.0/4 on port 443",
+  ],
+  "a webhook sender with an ipBlock that is not a CIDR": [
+    (r) => (webhookRule(r).to[1].ipBlock.cidr = "2000::/200"),
+    "2000::/200 (not an IP block)",
+  ],
+  "an except the API server refuses: IPv4-mapped in ::/0": [
+    (r) => webhookRule(r).to.push({ ipBlock: { cidr: "::/0", except: ["::1/128", "::ffff:0:0/96"] } }),
+    "except ::ffff:0:0/96 of ipBlock ::/0 is not a strict subset",
+  ],
+  "an except the API server refuses: outside the cidr": [
+    (r) => (webhookRule(r).to[1].ipBlock.except[0] = "fc00::/7"),
+    "except fc00::/7 of ipBlock 2000::/3 is not a strict subset",
+  ],
+  "a ConfigMap the migration Job reads without the first apply's label": [
+    (r) => delete r[5].metadata.labels,
+    "Job/migrate: reads ConfigMap db-tls, which is not labelled app.kubernetes.io/component: config",
+  ],
+  "a ConfigMap the migration Job reads as a volume, labelled for monitoring": [
+    (r) => {
+      r[4].metadata.labels["app.kubernetes.io/component"] = "monitoring";
+      r[8].spec.template.spec.containers[0].env = [];
+      r[8].spec.template.spec.volumes = [{ name: "c", projected: { sources: [{ configMap: { name: "config" } }] } }];
+    },
+    "reads ConfigMap config, which is not labelled",
+  ],
+  "a migration Job the first apply leaves out": [
+    (r) => (r[8].metadata.labels = { "app.kubernetes.io/component": "job" }),
+    "Job/migrate: not labelled app.kubernetes.io/component: migration",
   ],
   "a CNPG cluster with a trust rule": [(r) => hba(r).push("hostssl all all all trust"), "trusts without a password"],
 };
@@ -217,6 +307,43 @@ for (const [name, [mutate, expected]] of Object.entries(BAD)) {
     mutate(render);
     const found = problems(render, true);
     assert.ok(found.some((p) => p.includes(expected)), `expected a problem with "${expected}", got ${JSON.stringify(found)}`);
+  });
+}
+
+test("a ConfigMap the migration Job reads that the render does not hold is not judged (the base's optional db-tls)", () => {
+  const render = goodRender();
+  render.splice(5, 1);
+  assert.deepEqual(problems(render, true), []);
+});
+
+test("a ConfigMap of the same name in another namespace does not stand for the Job's", () => {
+  const render = goodRender();
+  const elsewhere = structuredClone(render[5]);
+  elsewhere.metadata.namespace = "other";
+  delete elsewhere.metadata.labels;
+  render.push(elsewhere);
+  assert.deepEqual(problems(render, true), []);
+});
+
+test("a JVM render (prod-jvm) with every image tagged -jvm passes, a digest after the tag too", () => {
+  const render = jvmRender();
+  assert.deepEqual(problems(render, true, true), []);
+  container(render).image += `@sha256:${"a".repeat(64)}`;
+  assert.deepEqual(problems(render, true, true), []);
+});
+
+for (const [name, mutate] of Object.entries({
+  "a native image": (r) => (container(r).image = "registry.example.invalid/payments/api:1.0.0"),
+  "an image renamed in prod that prod-jvm did not follow (its tag never applied)": (r) =>
+    (r[8].spec.template.spec.containers[0].image = "registry.other.invalid/payments/api:1.0.0"),
+  "a digest without the -jvm tag": (r) => (container(r).image = `registry.example.invalid/payments/api@sha256:${"a".repeat(64)}`),
+})) {
+  test(`refused in a JVM render: ${name}`, () => {
+    const render = jvmRender();
+    mutate(render);
+    const found = problems(render, true, true);
+    assert.ok(found.some((p) => p.includes("in a JVM render is not tagged *-jvm")), `got ${JSON.stringify(found)}`);
+    assert.deepEqual(problems(render, true, false).filter((p) => p.includes("-jvm")), [], "only JVM renders are held to it");
   });
 }
 
@@ -258,4 +385,7 @@ test("the command exits 1 on a bad render file and 0 on a good one", () => {
   container(badRender).image = "registry.example.invalid/payments/api:latest";
   const bad = write("bad.yaml", badRender);
   assert.throws(() => execFileSync("node", [script, "--release", bad], { stdio: "pipe" }), (e) => e.status === 1);
+  // --jvm: the good (native) render is refused as a JVM render, the JVM one passes
+  assert.throws(() => execFileSync("node", [script, "--jvm", good], { stdio: "pipe" }), (e) => e.status === 1);
+  execFileSync("node", [script, "--jvm", write("jvm.yaml", jvmRender())], { stdio: "pipe" });
 });

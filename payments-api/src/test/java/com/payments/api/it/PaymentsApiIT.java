@@ -240,6 +240,20 @@ class PaymentsApiIT {
                 .body(containsString("payments_psp_latency_seconds_bucket")));
     }
 
+    /**
+     * Swagger UI is in the jar but off in the prod profile ({@code %prod.quarkus.swagger-ui.enabled=false}): 404 on
+     * both ports, while the OpenAPI document stays on the management port (so the 404 is not a port that serves
+     * nothing).
+     */
+    @Test
+    void swaggerUiIsOffInProd() {
+        given().baseUri(management.url()).get("/q/openapi").then().statusCode(200);
+        for (String path : new String[] {"/q/swagger-ui", "/q/swagger-ui/", "/q/swagger-ui/index.html"}) {
+            given().baseUri(management.url()).get(path).then().statusCode(404);
+            given().get(path).then().statusCode(404);
+        }
+    }
+
     private RequestSpecification operator() {
         return given().baseUri(management.url()).header("Authorization", "Bearer " + IntegrationProfile.ADMIN_TOKEN);
     }
