@@ -51,6 +51,9 @@ class DeliveryTest {
     @Inject
     FakeHostResolver names;
 
+    @Inject
+    WebhooksConfig webhooks;
+
     @BeforeEach
     void setUp() {
         db = Webhooks.ofRunningApplication();
@@ -270,6 +273,49 @@ class DeliveryTest {
                         endpoint.id()))
                 .isNull();
         assertThat(receiver.requests()).isEqualTo(2);
+    }
+
+    /**
+     * 500, 500, then 200 under the test schedule (300ms, 600ms, 1s; 100 ms poll): three attempt rows; each retry waits
+     * at most its schedule entry after the failed attempt ended, and starts at or after the previous row's
+     * next_attempt_at (the lease takes only due deliveries) and within a poll interval of it plus an allowance for a
+     * loaded machine (the first tick after it is due leases it); the delivery succeeds once.
+     */
+    @Test
+    void retriesFollowTheScheduleUntilTheDeliverySucceedsOnce() {
+        Duration poll = webhooks.pollInterval();
+        List<Duration> schedule = webhooks.schedule();
+        Duration allowance = Duration.ofMillis(900); // lease query, worker threads and a shared 2-core machine
+        Receiver receiver = closing(Receiver.answering(n -> n < 2 ? 500 : 200));
+        UUID delivery = deliveryTo(receiver.url());
+
+        await().atMost(WAIT).until(() -> "SUCCEEDED".equals(db.status(delivery)));
+        List<Map<String, Object>> attempts = db.rows(
+                "SELECT attempt, response_code, outcome, next_attempt_at, started_at, latency_ms"
+                        + " FROM webhook_delivery_attempts WHERE delivery_id = ? ORDER BY attempt",
+                delivery);
+        assertThat(attempts).extracting(a -> a.get("response_code")).containsExactly(500, 500, 200);
+        assertThat(attempts).extracting(a -> a.get("outcome")).containsExactly("FAILED", "FAILED", "SUCCEEDED");
+        assertThat(attempts.get(2).get("next_attempt_at")).isNull();
+        for (int i = 0; i < 2; i++) {
+            OffsetDateTime started = (OffsetDateTime) attempts.get(i).get("started_at");
+            OffsetDateTime ended =
+                    started.plus(Duration.ofMillis(((Number) attempts.get(i).get("latency_ms")).longValue()));
+            OffsetDateTime due = (OffsetDateTime) attempts.get(i).get("next_attempt_at");
+            OffsetDateTime retried = (OffsetDateTime) attempts.get(i + 1).get("started_at");
+            assertThat(due).as("attempt %d's retry", i + 1).isAfterOrEqualTo(started);
+            // drawn from [0, schedule[i]] as the attempt ended (+100 ms: latency_ms truncates, the draw is later)
+            assertThat(Duration.between(ended, due))
+                    .as("attempt %d's wait", i + 1)
+                    .isLessThanOrEqualTo(schedule.get(i).plus(Duration.ofMillis(100)));
+            assertThat(retried).as("attempt %d", i + 2).isAfterOrEqualTo(due);
+            assertThat(Duration.between(due, retried))
+                    .as("attempt %d after it was due", i + 2)
+                    .isLessThanOrEqualTo(poll.plus(allowance));
+        }
+        assertThat(db.count("SELECT attempts::bigint FROM webhook_deliveries WHERE id = ?", delivery))
+                .isEqualTo(3);
+        assertThat(receiver.requests()).isEqualTo(3);
     }
 
     /**
