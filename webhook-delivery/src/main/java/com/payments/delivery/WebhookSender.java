@@ -28,7 +28,6 @@ import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -54,6 +53,7 @@ public class WebhookSender {
     private final TlsConfigurationRegistry tlsRegistry;
     private final WebhookUrlPolicy policy;
     private final RetrySchedule schedule;
+    private final HostResolver resolver;
     /** Successful attempts are written many per statement: one commit for all that finished meanwhile. */
     private final StatementBatcher<Success, Boolean> successes;
 
@@ -70,8 +70,10 @@ public class WebhookSender {
             DeliveryMetrics metrics,
             ObjectMapper mapper,
             WebhooksConfig config,
-            TlsConfigurationRegistry tlsRegistry) {
+            TlsConfigurationRegistry tlsRegistry,
+            HostResolver resolver) {
         this.vertx = vertx;
+        this.resolver = resolver;
         this.repository = repository;
         this.metrics = metrics;
         this.mapper = mapper;
@@ -236,15 +238,14 @@ public class WebhookSender {
                 : uri.getHost();
         boolean https = "https".equalsIgnoreCase(uri.getScheme());
         int port = uri.getPort() != -1 ? uri.getPort() : https ? 443 : 80;
-        // The JVM resolver (hosts file, DNS) on a worker thread: every address comes back, so every one is checked.
-        return vertx.executeBlocking(() -> List.of(InetAddress.getAllByName(host)), false)
-                .flatMap(addresses -> {
-                    Optional<String> refused = policy.checkAddresses(host, addresses);
-                    if (refused.isPresent()) {
-                        return Uni.createFrom().item(Result.failed(null, "not sent: " + refused.get()));
-                    }
-                    return send(lease, uri, host, port, https, addresses.get(0));
-                });
+        // Resolved now, not at registration, and every address checked: a changed DNS answer is checked too.
+        return resolver.resolve(host).flatMap(addresses -> {
+            Optional<String> refused = policy.checkAddresses(host, addresses);
+            if (refused.isPresent()) {
+                return Uni.createFrom().item(Result.failed(null, "not sent: " + refused.get()));
+            }
+            return send(lease, uri, host, port, https, addresses.get(0));
+        });
     }
 
     private Uni<Result> send(Lease lease, URI uri, String host, int port, boolean https, InetAddress address) {

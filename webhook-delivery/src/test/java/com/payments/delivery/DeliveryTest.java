@@ -48,6 +48,12 @@ class DeliveryTest {
     @Inject
     DeliveryRepository repository;
 
+    @Inject
+    FakeHostResolver names;
+
+    @Inject
+    WebhooksConfig webhooks;
+
     @BeforeEach
     void setUp() {
         db = Webhooks.ofRunningApplication();
@@ -270,6 +276,49 @@ class DeliveryTest {
     }
 
     /**
+     * 500, 500, then 200 under the test schedule (300ms, 600ms, 1s; 100 ms poll): three attempt rows; each retry waits
+     * at most its schedule entry after the failed attempt ended, and starts at or after the previous row's
+     * next_attempt_at (the lease takes only due deliveries) and within a poll interval of it plus an allowance for a
+     * loaded machine (the first tick after it is due leases it); the delivery succeeds once.
+     */
+    @Test
+    void retriesFollowTheScheduleUntilTheDeliverySucceedsOnce() {
+        Duration poll = webhooks.pollInterval();
+        List<Duration> schedule = webhooks.schedule();
+        Duration allowance = Duration.ofMillis(900); // lease query, worker threads and a shared 2-core machine
+        Receiver receiver = closing(Receiver.answering(n -> n < 2 ? 500 : 200));
+        UUID delivery = deliveryTo(receiver.url());
+
+        await().atMost(WAIT).until(() -> "SUCCEEDED".equals(db.status(delivery)));
+        List<Map<String, Object>> attempts = db.rows(
+                "SELECT attempt, response_code, outcome, next_attempt_at, started_at, latency_ms"
+                        + " FROM webhook_delivery_attempts WHERE delivery_id = ? ORDER BY attempt",
+                delivery);
+        assertThat(attempts).extracting(a -> a.get("response_code")).containsExactly(500, 500, 200);
+        assertThat(attempts).extracting(a -> a.get("outcome")).containsExactly("FAILED", "FAILED", "SUCCEEDED");
+        assertThat(attempts.get(2).get("next_attempt_at")).isNull();
+        for (int i = 0; i < 2; i++) {
+            OffsetDateTime started = (OffsetDateTime) attempts.get(i).get("started_at");
+            OffsetDateTime ended =
+                    started.plus(Duration.ofMillis(((Number) attempts.get(i).get("latency_ms")).longValue()));
+            OffsetDateTime due = (OffsetDateTime) attempts.get(i).get("next_attempt_at");
+            OffsetDateTime retried = (OffsetDateTime) attempts.get(i + 1).get("started_at");
+            assertThat(due).as("attempt %d's retry", i + 1).isAfterOrEqualTo(started);
+            // drawn from [0, schedule[i]] as the attempt ended (+100 ms: latency_ms truncates, the draw is later)
+            assertThat(Duration.between(ended, due))
+                    .as("attempt %d's wait", i + 1)
+                    .isLessThanOrEqualTo(schedule.get(i).plus(Duration.ofMillis(100)));
+            assertThat(retried).as("attempt %d", i + 2).isAfterOrEqualTo(due);
+            assertThat(Duration.between(due, retried))
+                    .as("attempt %d after it was due", i + 2)
+                    .isLessThanOrEqualTo(poll.plus(allowance));
+        }
+        assertThat(db.count("SELECT attempts::bigint FROM webhook_deliveries WHERE id = ?", delivery))
+                .isEqualTo(3);
+        assertThat(receiver.requests()).isEqualTo(3);
+    }
+
+    /**
      * Endpoints whose URL names a private, link-local or embedded-private address (written directly, as if the
      * registration check had been bypassed) get a failed attempt naming the refusal: nothing is sent, and the
      * addresses are refused before any connection.
@@ -301,6 +350,81 @@ class DeliveryTest {
             assertThat(attempt.get("outcome")).isEqualTo("FAILED");
             assertThat((String) attempt.get("error")).startsWith("not sent: ").contains(reason);
         });
+    }
+
+    /**
+     * Connect-time refusal of a name (FakeHostResolver answers for it; no DNS): the host resolves to a private address,
+     * so the attempt is not sent and its error names the address.
+     */
+    @Test
+    void hostnameResolvingToAPrivateAddressIsRefusedAtSendTime() {
+        names.answer("private.example.test", "10.0.0.5");
+        UUID delivery = deliveryTo("http://private.example.test:21153/hook");
+
+        assertNotSent(
+                firstAttempt(delivery), "not sent: private.example.test resolves to a private address (10.0.0.5)");
+        assertThat(names.asked("private.example.test")).isPositive();
+    }
+
+    /**
+     * DNS rebinding: the name's first answer is an allowed address (loopback under the test profile, standing in for
+     * the public address the registration check saw), and the first delivery reaches the receiver there; then the
+     * name answers 169.254.169.254, and the next delivery, resolved again at send time, is refused.
+     */
+    @Test
+    void hostnameReboundToTheMetadataAddressIsRefusedAtSendTime() {
+        Receiver receiver = closing(Receiver.answering(n -> 200));
+        names.answer("rebind.example.test", "127.0.0.1");
+        String url = "http://rebind.example.test:" + receiver.port() + "/hooks";
+        UUID first = deliveryTo(url);
+        await().atMost(WAIT).until(() -> "SUCCEEDED".equals(db.status(first)));
+        assertThat(receiver.received().get(0).headers().get("host"))
+                .isEqualTo("rebind.example.test:" + receiver.port());
+
+        names.answer("rebind.example.test", "169.254.169.254");
+        UUID second = deliveryTo(url);
+
+        assertNotSent(
+                firstAttempt(second),
+                "not sent: rebind.example.test resolves to a link-local or metadata address (169.254.169.254)");
+        assertThat(receiver.requests()).isEqualTo(1);
+    }
+
+    /**
+     * A name with an allowed and a private address is refused: every address is checked, not only the one connected
+     * to. The allowed one is a loopback receiver, so a sender that checked only the first address would show it there
+     * (a request), not on the network.
+     */
+    @Test
+    void hostnameWithAnAllowedAndAPrivateAddressIsRefused() {
+        Receiver receiver = closing(Receiver.answering(n -> 200));
+        names.answer("mixed.example.test", "127.0.0.1", "10.0.0.5");
+        UUID delivery = deliveryTo("http://mixed.example.test:" + receiver.port() + "/hooks");
+
+        assertNotSent(firstAttempt(delivery), "not sent: mixed.example.test resolves to a private address (10.0.0.5)");
+        assertThat(receiver.requests()).isZero();
+    }
+
+    private UUID deliveryTo(String url) {
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, url, "*");
+        UUID event = UUID.randomUUID();
+        db.event(event, merchant, "PaymentCaptured");
+        return db.delivery(endpoint.id(), merchant, event);
+    }
+
+    private Map<String, Object> firstAttempt(UUID delivery) {
+        await().atMost(WAIT)
+                .until(() -> db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", delivery)
+                        >= 1);
+        return db.rows(
+                        "SELECT response_code, outcome, error FROM webhook_delivery_attempts WHERE delivery_id = ? AND attempt = 1",
+                        delivery)
+                .get(0);
+    }
+
+    private static void assertNotSent(Map<String, Object> attempt, String error) {
+        assertThat(attempt.get("response_code")).isNull();
+        assertThat(attempt).containsEntry("outcome", "FAILED").containsEntry("error", error);
     }
 
     /** A 3xx is a failed attempt: the redirect's target (here another loopback receiver) never gets a request. */
