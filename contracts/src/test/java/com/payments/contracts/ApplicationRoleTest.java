@@ -44,6 +44,7 @@ class ApplicationRoleTest {
             Map.entry("operator_audit", "SELECT, INSERT"),
             Map.entry("outbox", "SELECT, INSERT, DELETE, UPDATE(sent_at)"),
             Map.entry("outbox_relay_state", "SELECT, UPDATE"),
+            Map.entry("payment_event_versions", "SELECT, INSERT, UPDATE"),
             Map.entry("payment_transitions", "SELECT, INSERT"),
             Map.entry("payments", "SELECT, INSERT, UPDATE, DELETE"),
             Map.entry("psp_calls", "SELECT, INSERT"),
@@ -185,7 +186,8 @@ class ApplicationRoleTest {
     void paymentEventsReachTheMerchantsFeedAndNothingElseDoes() throws SQLException {
         String merchant = queryString("INSERT INTO merchants (name) VALUES ('feed') RETURNING id");
         String event = queryString("SELECT gen_random_uuid()::text");
-        String payload = "'{\"eventId\":\"" + event + "\",\"merchantId\":\"" + merchant + "\"}'";
+        String payload = "'{\"eventId\":\"" + event + "\",\"merchantId\":\"" + merchant + "\",\"paymentId\":\""
+                + queryString("SELECT gen_random_uuid()::text") + "\"}'";
         exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES ('" + event
                 + "', 'RefundSucceeded', 'payment-events', 'p1', " + payload + ")");
         exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (gen_random_uuid(),"

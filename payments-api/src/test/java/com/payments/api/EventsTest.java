@@ -17,7 +17,11 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -146,8 +150,9 @@ class EventsTest {
         for (Object[] row : List.of(new Object[] {old, 31}, new Object[] {recent, 29})) {
             pool.preparedQuery(
                             """
-                            INSERT INTO merchant_events (id, merchant_id, type, payload, created_at)
-                            VALUES ($1, $2, 'PaymentCaptured', '{}', now() - make_interval(days => $3))""")
+                            INSERT INTO merchant_events (id, merchant_id, type, payload, created_at, payment_id, version)
+                            VALUES ($1, $2, 'PaymentCaptured', '{}', now() - make_interval(days => $3),
+                                    gen_random_uuid(), 1)""")
                     .execute(Tuple.of(row[0], shop.id(), row[1]))
                     .await()
                     .atMost(Duration.ofSeconds(10));
@@ -156,6 +161,121 @@ class EventsTest {
                 .isGreaterThanOrEqualTo(1L);
         assertThat(merchant(shop.key()).get("/v1/events").<List<String>>path("data.id"))
                 .containsExactly(recent.toString());
+    }
+
+    /**
+     * Each event carries its payment's version, +1 per event of the payment (a refund event included), and the
+     * payment's state when it was written; the counter does not start again when the feed's old rows are deleted.
+     */
+    @Test
+    void eachEventCarriesThePaymentsVersionAndState() {
+        Shop shop = newShop();
+        Response captured = capture(shop.key(), unique("k"), json("tok_visa"));
+        captured.then().statusCode(201);
+        UUID payment = UUID.fromString(captured.path("id"));
+        String capturedEvent = merchant(shop.key()).get("/v1/events").path("data[0].id");
+
+        Response first = merchant(shop.key()).get("/v1/events/" + capturedEvent);
+        first.then().statusCode(200);
+        assertThat(first.<Integer>path("version")).isEqualTo(1);
+        assertThat(first.<String>path("payment.status")).isEqualTo("CAPTURED");
+        assertThat(first.<Integer>path("payment.refundedAmount")).isZero();
+
+        // a refund of 400 succeeds (as refunds-worker writes it: the payment row, then the event, in one transaction)
+        UUID refundEvent = UUID.randomUUID();
+        pool.withTransaction(conn -> conn.preparedQuery("UPDATE payments SET refunded_amount = 400 WHERE id = $1")
+                        .execute(Tuple.of(payment))
+                        .chain(() -> insertEvent(conn, refundEvent, "RefundSucceeded", payment, shop.id(), payment)))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        Response refund = merchant(shop.key()).get("/v1/events/" + refundEvent);
+        refund.then().statusCode(200);
+        assertThat(refund.<Integer>path("version")).isEqualTo(2);
+        assertThat(refund.<Map<String, Object>>path("payment")).isEqualTo(paymentRow(payment));
+        assertThat(refund.<Integer>path("payment.refundedAmount")).isEqualTo(400);
+        assertThat(merchant(shop.key()).get("/v1/events").<List<Integer>>path("data.version"))
+                .containsExactly(2, 1);
+
+        // the feed's retention deletes the payment's events: the next one still counts on
+        pool.preparedQuery("DELETE FROM merchant_events WHERE payment_id = $1")
+                .execute(Tuple.of(payment))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        UUID later = UUID.randomUUID();
+        pool.withTransaction(conn -> insertEvent(conn, later, "RefundFailed", payment, shop.id(), payment))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        Response third = merchant(shop.key()).get("/v1/events/" + later);
+        assertThat(third.<Integer>path("version")).isEqualTo(3);
+        assertThat(third.<Map<String, Object>>path("payment")).isEqualTo(paymentRow(payment));
+    }
+
+    /**
+     * Concurrent transactions writing events of one payment get distinct, consecutive versions: the counter's row lock
+     * orders them even when their outbox keys differ (so the outbox's per-key lock does not).
+     */
+    @Test
+    void concurrentEventsOfOnePaymentGetConsecutiveVersions() {
+        Shop shop = newShop();
+        Response captured = capture(shop.key(), unique("k"), json("tok_visa"));
+        captured.then().statusCode(201);
+        UUID payment = UUID.fromString(captured.path("id"));
+        int writers = 6;
+        List<Uni<Void>> all = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            UUID event = UUID.randomUUID();
+            // each holds the counter's row lock for a while before committing, so the others wait on it
+            all.add(pool.withTransaction(conn -> insertEvent(conn, event, "RefundFailed", payment, shop.id(), event)
+                    .chain(() -> conn.query("SELECT pg_sleep(0.2)").execute())
+                    .replaceWithVoid()));
+        }
+        Uni.join().all(all).andFailFast().await().atMost(Duration.ofSeconds(30));
+
+        List<Long> versions = new ArrayList<>();
+        pool.preparedQuery("SELECT version FROM merchant_events WHERE payment_id = $1 ORDER BY version")
+                .execute(Tuple.of(payment))
+                .await()
+                .atMost(Duration.ofSeconds(10))
+                .forEach(row -> versions.add(row.getLong("version")));
+        assertThat(versions).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L);
+    }
+
+    /** Inserts a payment-events outbox row for the payment (the trigger writes the feed's row); key as given. */
+    private static Uni<Void> insertEvent(
+            SqlConnection conn, UUID eventId, String type, UUID payment, UUID merchantId, UUID key) {
+        JsonObject payload = new JsonObject()
+                .put("eventId", eventId.toString())
+                .put("type", type)
+                .put("refundId", UUID.randomUUID().toString())
+                .put("paymentId", payment.toString())
+                .put("merchantId", merchantId.toString())
+                .put("amount", 400)
+                .put("currency", "EUR")
+                .put("occurredAt", "2026-01-01T00:00:00Z")
+                .put("metadata", new JsonObject());
+        return conn.preparedQuery(
+                        """
+                        INSERT INTO outbox (event_id, event_type, topic, key, payload)
+                        VALUES ($1, $2, 'payment-events', $3, $4)""")
+                .execute(Tuple.of(eventId, type, key.toString(), payload))
+                .replaceWithVoid();
+    }
+
+    /** The payments row as an event's {@code payment} shows it. */
+    private Map<String, Object> paymentRow(UUID payment) {
+        Row row = pool.preparedQuery("SELECT id, status, amount, currency, refunded_amount FROM payments WHERE id = $1")
+                .execute(Tuple.of(payment))
+                .await()
+                .atMost(Duration.ofSeconds(10))
+                .iterator()
+                .next();
+        Map<String, Object> state = new LinkedHashMap<>();
+        state.put("id", row.getUUID("id").toString());
+        state.put("status", row.getString("status"));
+        state.put("amount", row.getLong("amount").intValue());
+        state.put("currency", row.getString("currency"));
+        state.put("refundedAmount", row.getLong("refunded_amount").intValue());
+        return state;
     }
 
     private List<String> outboxEventIds(List<String> paymentIds) {

@@ -432,7 +432,8 @@ class WebhookEndpointsTest {
     private UUID event(UUID merchantId, String type) {
         UUID id = UUID.randomUUID();
         pool.preparedQuery(
-                        "INSERT INTO merchant_events (id, merchant_id, type, payload, created_at) VALUES ($1, $2, $3, '{}', now())")
+                        "INSERT INTO merchant_events (id, merchant_id, type, payload, created_at, payment_id, version)"
+                                + " VALUES ($1, $2, $3, '{}', now(), gen_random_uuid(), 1)")
                 .execute(Tuple.of(id, merchantId, type))
                 .await()
                 .atMost(Duration.ofSeconds(10));

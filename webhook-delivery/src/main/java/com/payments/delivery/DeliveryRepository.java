@@ -102,6 +102,8 @@ public class DeliveryRepository {
                                          ORDER BY s.created_at DESC) AS secrets,
                                   (SELECT m.type FROM merchant_events m WHERE m.id = d.event_id) AS event_type,
                                   (SELECT m.created_at FROM merchant_events m WHERE m.id = d.event_id) AS event_created_at,
+                                  (SELECT m.version FROM merchant_events m WHERE m.id = d.event_id) AS event_version,
+                                  (SELECT m.payment::text FROM merchant_events m WHERE m.id = d.event_id) AS event_payment,
                                   (SELECT m.payload::text FROM merchant_events m WHERE m.id = d.event_id) AS payload""")
                 .execute(Tuple.of(endpoints, counts, perEndpoint, limit, lease.toMillis() / 1000.0))
                 .map(rows -> {
@@ -121,6 +123,8 @@ public class DeliveryRepository {
                         row.getUUID("event_id"),
                         row.getString("event_type"),
                         row.getOffsetDateTime("event_created_at").toInstant(),
+                        row.getLong("event_version"),
+                        row.getString("event_payment"),
                         payload);
         return new Lease(
                 row.getUUID("id"),

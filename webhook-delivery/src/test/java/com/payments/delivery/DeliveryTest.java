@@ -554,7 +554,7 @@ class DeliveryTest {
         UUID first = UUID.randomUUID();
         UUID second = UUID.randomUUID();
         String insert = "INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (?, 'PaymentCaptured',"
-                + " 'payment-events', ?, jsonb_build_object('merchantId', ?::text))";
+                + " 'payment-events', ?, jsonb_build_object('merchantId', ?::text, 'paymentId', ?::text))";
         try (java.sql.Connection early = java.sql.DriverManager.getConnection(url, user, password);
                 java.sql.Connection late = java.sql.DriverManager.getConnection(url, user, password)) {
             early.setAutoCommit(false);
@@ -565,12 +565,14 @@ class DeliveryTest {
                 st.setObject(1, first);
                 st.setString(2, payment.toString());
                 st.setString(3, merchant.toString());
+                st.setString(4, payment.toString());
                 st.executeUpdate();
             }
             try (var st = early.prepareStatement(insert)) {
                 st.setObject(1, second);
                 st.setString(2, payment.toString());
                 st.setString(3, merchant.toString());
+                st.setString(4, payment.toString());
                 st.executeUpdate();
             }
             early.commit();
@@ -580,6 +582,11 @@ class DeliveryTest {
         OffsetDateTime secondAt =
                 db.scalar("SELECT created_at FROM merchant_events WHERE id = ?", OffsetDateTime.class, second);
         assertThat(secondAt).isAfter(firstAt);
+        // and the version (V93) counts them in the same order
+        assertThat(db.scalar("SELECT version FROM merchant_events WHERE id = ?", Long.class, first))
+                .isEqualTo(1L);
+        assertThat(db.scalar("SELECT version FROM merchant_events WHERE id = ?", Long.class, second))
+                .isEqualTo(2L);
     }
 
     /** An independent Standard Webhooks verifier: v1,base64(HMAC-SHA256(key, id.timestamp.body)). */

@@ -68,17 +68,19 @@ final class Webhooks implements AutoCloseable {
 
     /** An event in the merchants' feed (as the outbox trigger writes it); returns its payload. */
     String event(UUID eventId, UUID merchant, String type) {
+        UUID payment = UUID.randomUUID();
         String payload = "{\"eventId\": \"" + eventId + "\", \"type\": \"" + type + "\", \"paymentId\": \""
-                + UUID.randomUUID() + "\", \"merchantId\": \"" + merchant
+                + payment + "\", \"merchantId\": \"" + merchant
                 + "\", \"amount\": 2500, \"currency\": \"EUR\","
                 + " \"metadata\": {\"order\": \"o-1\"}}";
         update(
-                "INSERT INTO merchant_events (id, merchant_id, type, payload, created_at) VALUES (?, ?, ?, ?::jsonb,"
-                        + " clock_timestamp())",
+                "INSERT INTO merchant_events (id, merchant_id, type, payload, created_at, payment_id, version) VALUES"
+                        + " (?, ?, ?, ?::jsonb, clock_timestamp(), ?, 1)",
                 eventId,
                 merchant,
                 type,
-                payload);
+                payload,
+                payment);
         return payload;
     }
 

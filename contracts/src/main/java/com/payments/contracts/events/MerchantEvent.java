@@ -10,8 +10,19 @@ import java.util.UUID;
  * {@code GET /v1/events/{id}} (payments-api) and of every webhook (webhook-delivery). docs/api.md "Events".
  *
  * @param id the event's id, the {@code eventId} of the payment-events record
+ * @param version the payment's version: 1 for its first event, +1 for each later one (refund events included); a
+ *     receiver keeps the highest version per payment and drops an event with a lower one (webhooks arrive in any order)
+ * @param payment the payment's state when the event was written, {@code {"id","status","amount","currency",
+ *     "refundedAmount"}}, as PostgreSQL prints the stored jsonb; null for events written before V93, and for an event
+ *     whose payment row was gone
  * @param data the event as published on Kafka {@code payment-events} (docs/architecture.md §6), as PostgreSQL prints
  *     the stored jsonb
  */
 @RegisterForReflection
-public record MerchantEvent(UUID id, String type, Instant createdAt, @JsonRawValue String data) {}
+public record MerchantEvent(
+        UUID id,
+        String type,
+        Instant createdAt,
+        long version,
+        @JsonRawValue String payment,
+        @JsonRawValue String data) {}

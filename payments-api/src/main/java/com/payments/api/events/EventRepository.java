@@ -15,7 +15,8 @@ import java.util.UUID;
 /** The merchants' events feed, {@code merchant_events} (V89: filled by a trigger on the outbox). */
 @ApplicationScoped
 public class EventRepository {
-    private static final String COLUMNS = "id, type, created_at, payload::text AS payload";
+    private static final String COLUMNS =
+            "id, type, created_at, version, payment::text AS payment, payload::text AS payload";
 
     /** A page of the merchant's events, newest first, of one type unless it is null, created from {@code from} on. */
     public Uni<Page.Slice<MerchantEvent>> page(
@@ -47,6 +48,8 @@ public class EventRepository {
                 row.getUUID("id"),
                 row.getString("type"),
                 row.getOffsetDateTime("created_at").toInstant(),
+                row.getLong("version"),
+                row.getString("payment"),
                 row.getString("payload"));
     }
 }
