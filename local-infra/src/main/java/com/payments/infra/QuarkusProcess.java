@@ -40,7 +40,11 @@ public final class QuarkusProcess implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts {@code module}'s artifact with these system properties (Quarkus config) and waits until it is ready. */
+    /**
+     * Starts {@code module}'s artifact with these system properties (Quarkus config) and waits until it is ready. It
+     * listens on a free port, or on {@code quarkus.http.port} when the properties name one (a port from
+     * {@link #freePort()}, for two processes that must know each other's address before either starts).
+     */
     public static QuarkusProcess start(String module, String heap, Map<String, String> properties) {
         return start(module, heap, properties, Duration.ofSeconds(120)); // a loaded 2-core CI machine took over 60 s
     }
@@ -49,7 +53,9 @@ public final class QuarkusProcess implements AutoCloseable {
     public static QuarkusProcess start(
             String module, String heap, Map<String, String> properties, Duration readyWithin) {
         Path executable = nativeExecutable(module);
-        int port = freePort();
+        int port = properties.containsKey("quarkus.http.port")
+                ? Integer.parseInt(properties.get("quarkus.http.port"))
+                : freePort();
         int managementPort = freePort();
         List<String> command = new ArrayList<>();
         if (executable == null) {
@@ -191,7 +197,8 @@ public final class QuarkusProcess implements AutoCloseable {
                 + ": build it first (./mvnw -pl <module> -am package -DskipTests)");
     }
 
-    private static int freePort() {
+    /** A port free on this machine now (the operating system's choice). */
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {

@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The services' normal work as the application role {@code payments_app} (migration V79), as in production: the
- * packaged payments-api, outbox-relay and refunds-worker log in as payments_app on a database the owner migrated. A
- * capture, its replay, a refund executed by the worker through the relay and Kafka, and the operator API creating a
- * merchant all succeed with the role's grants.
+ * packaged payments-api, outbox-relay, refunds-worker and webhook-delivery log in as payments_app on a database the
+ * owner migrated. A capture, its replay, a refund executed by the worker through the relay and Kafka, the operator API
+ * creating a merchant, and a webhook sent to that merchant's endpoint all succeed with the role's grants.
  */
 class ApplicationRoleEndToEndTest {
     private static final Duration OUTCOME = Duration.ofSeconds(60);
@@ -57,6 +57,7 @@ class ApplicationRoleEndToEndTest {
         Map<String, String> worker = new HashMap<>(common);
         worker.put("psp.url", psp.url());
         PROCESSES.add(QuarkusProcess.start("refunds-worker", "256m", worker));
+        PROCESSES.add(Stack.webhookDelivery(app, Kafka.bootstrapServers(), Map.of()));
         Merchant.warmUp(psp.url());
     }
 
@@ -136,5 +137,36 @@ class ApplicationRoleEndToEndTest {
         capture(apiKey, unique("key"), body(unique("order"), 1_000, "EUR", "tok_visa"))
                 .then()
                 .statusCode(201);
+    }
+
+    @Test
+    void webhookOfACaptureIsDeliveredWithTheRolesGrants() {
+        Response created = given().header("Authorization", "Bearer test-operator-token")
+                .contentType(ContentType.JSON)
+                .body("{\"name\":\"" + unique("shop") + "\"}")
+                .post("/v1/admin/merchants");
+        created.then().statusCode(201);
+        String apiKey = created.path("apiKey");
+        try (WebhookReceiver receiver = WebhookReceiver.start()) {
+            Response endpoint = merchant(apiKey)
+                    .contentType(ContentType.JSON)
+                    .body("{\"url\":\"" + receiver.url() + "\",\"events\":[\"PaymentCaptured\"]}")
+                    .post("/v1/webhook_endpoints");
+            endpoint.then().statusCode(201);
+            receiver.secret(endpoint.path("secret"));
+            Response payment = capture(apiKey, unique("key"), body(unique("order"), 1_000, "EUR", "tok_visa"));
+            payment.then().statusCode(201);
+            String paymentId = payment.path("id");
+
+            // webhook-delivery (as payments_app) read the event's deliveries, sent it and recorded the outcome
+            String deliveries = "/v1/webhook_endpoints/" + endpoint.path("id") + "/deliveries";
+            await().atMost(OUTCOME)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> merchant(apiKey).get(deliveries).path("data.status"), List.of("SUCCEEDED")::equals);
+            assertThat(receiver.received()).singleElement().satisfies(request -> {
+                assertThat(request.signatureValid()).isTrue();
+                assertThat(request.bodyText()).contains(paymentId);
+            });
+        }
     }
 }

@@ -30,7 +30,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The packaged services of this repository for a system test, each in its own process ({@link QuarkusProcess}) on one
- * database of its own ({@link Postgres#freshDatabase}), the broker ({@link Kafka}) and a psp-sandbox.
+ * database of its own ({@link Postgres#freshDatabase}), the broker ({@link Kafka}) and a psp-sandbox; webhook-delivery
+ * sends to receivers on loopback.
  */
 final class Stack {
     static final List<String> TOPICS = List.of("refund-commands", "payment-events", "refund-commands-dlq");
@@ -60,6 +61,27 @@ final class Stack {
         properties.put("quarkus.otel.sdk.disabled", "true");
         properties.putAll(more);
         return QuarkusProcess.start("payments-api", "256m", properties);
+    }
+
+    /**
+     * webhook-delivery as its own tests run it (docs/webhook-delivery.md, "Settings"): plain http receivers on
+     * loopback admitted (PAYMENTS_WEBHOOKS_ALLOW_HTTP / _ALLOW_LOOPBACK, never so in production), due deliveries leased
+     * every 100 ms and a failed attempt retried within a second; plain-text logs. {@code more} adds or overrides
+     * settings.
+     */
+    static QuarkusProcess webhookDelivery(Postgres.Database db, String bootstrap, Map<String, String> more) {
+        Map<String, String> properties = new HashMap<>(datasource(db));
+        properties.put("kafka.bootstrap.servers", bootstrap);
+        properties.put("payments.webhooks.allow-http", "true");
+        properties.put("payments.webhooks.allow-loopback", "true");
+        properties.put("payments.webhooks.poll-interval", "100ms");
+        properties.put("payments.webhooks.schedule", "300ms,600ms,1s");
+        properties.put("payments.webhooks.lease", "15s");
+        properties.put("payments.webhooks.timeout", "8s");
+        properties.put("quarkus.log.console.json.enabled", "false");
+        properties.put("quarkus.log.level", "WARN");
+        properties.putAll(more);
+        return QuarkusProcess.start("webhook-delivery", "256m", properties);
     }
 
     /** The end of a command-mode application's run: its exit code and its output. */
