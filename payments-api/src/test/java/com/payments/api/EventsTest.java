@@ -159,8 +159,63 @@ class EventsTest {
         }
         assertThat(retention.purge(10, 0L).await().atMost(Duration.ofSeconds(30)))
                 .isGreaterThanOrEqualTo(1L);
+        assertThat(feedRows(old)).isZero();
+        assertThat(feedRows(recent)).isOne();
         assertThat(merchant(shop.key()).get("/v1/events").<List<String>>path("data.id"))
                 .containsExactly(recent.toString());
+    }
+
+    /**
+     * The feed, {@code GET /v1/events/{id}} and redeliver show no event older than the retention, also while the
+     * retention job (off in tests) has not deleted it yet.
+     */
+    @Test
+    void eventsOlderThanTheRetentionAreHiddenBeforeTheJobDeletesThem() {
+        Shop shop = newShop();
+        UUID old = UUID.randomUUID();
+        UUID recent = UUID.randomUUID();
+        for (Object[] row : List.of(new Object[] {old, 31 * 24 * 60}, new Object[] {recent, 30 * 24 * 60 - 5})) {
+            pool.preparedQuery(
+                            """
+                            INSERT INTO merchant_events (id, merchant_id, type, payload, created_at, payment_id, version)
+                            VALUES ($1, $2, 'PaymentCaptured', '{}', now() - make_interval(mins => $3),
+                                    gen_random_uuid(), 1)""")
+                    .execute(Tuple.of(row[0], shop.id(), row[1]))
+                    .await()
+                    .atMost(Duration.ofSeconds(10));
+        }
+
+        assertThat(merchant(shop.key()).get("/v1/events").<List<String>>path("data.id"))
+                .containsExactly(recent.toString());
+        assertThat(merchant(shop.key())
+                        .queryParam("created[gte]", "2000-01-01T00:00:00Z")
+                        .get("/v1/events")
+                        .<List<String>>path("data.id"))
+                .containsExactly(recent.toString());
+        assertThat(merchant(shop.key())
+                        .queryParam("starting_after", recent.toString())
+                        .get("/v1/events")
+                        .<List<String>>path("data.id"))
+                .isEmpty();
+        merchant(shop.key()).get("/v1/events/" + old).then().statusCode(404);
+        merchant(shop.key()).get("/v1/events/" + recent).then().statusCode(200);
+        merchant(shop.key()).post("/v1/events/" + old + "/redeliver").then().statusCode(404);
+        // the recent one passes the event check and stops at the endpoints: this merchant has none
+        Response redeliver = merchant(shop.key()).post("/v1/events/" + recent + "/redeliver");
+        redeliver.then().statusCode(409);
+        assertThat(redeliver.<String>path("code")).isEqualTo("no_matching_endpoint");
+        // hidden, not deleted: the job's work is still to do
+        assertThat(feedRows(old)).isOne();
+    }
+
+    private long feedRows(UUID event) {
+        return pool.preparedQuery("SELECT count(*) FROM merchant_events WHERE id = $1")
+                .execute(Tuple.of(event))
+                .await()
+                .atMost(Duration.ofSeconds(10))
+                .iterator()
+                .next()
+                .getLong(0);
     }
 
     /**
