@@ -30,8 +30,8 @@ public class EventRepository {
 
     /**
      * A page of the merchant's events, newest first, of one type unless it is null, created from {@code from} on and
-     * within the retention (a lower bound on {@code created_at}, so the index of {@code created[gte]} serves it). A cursor
-     * stays usable until its event is deleted (then {@code invalid_cursor}).
+     * within the retention (a lower bound on {@code created_at}, so the index of {@code created[gte]} serves it). A
+     * cursor stays usable until its event is deleted (then {@code invalid_cursor}).
      */
     public Uni<Page.Slice<MerchantEvent>> page(
             SqlClient client, UUID merchantId, String type, Instant from, Page page) {
