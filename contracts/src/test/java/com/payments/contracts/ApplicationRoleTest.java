@@ -180,23 +180,34 @@ class ApplicationRoleTest {
 
     /**
      * The events feed (V89): a payment-events row written by a service reaches {@code merchant_events} in the same
-     * statement, once per event id; other topics and events without a merchant do not; an event is never updated.
+     * statement, once per event id, with its payment's next version (V93); other topics and events without a merchant
+     * do not; an event is never updated.
      */
     @Test
     void paymentEventsReachTheMerchantsFeedAndNothingElseDoes() throws SQLException {
         String merchant = queryString("INSERT INTO merchants (name) VALUES ('feed') RETURNING id");
         String event = queryString("SELECT gen_random_uuid()::text");
+        String payment = queryString("SELECT gen_random_uuid()::text");
         String payload = "'{\"eventId\":\"" + event + "\",\"merchantId\":\"" + merchant + "\",\"paymentId\":\""
-                + queryString("SELECT gen_random_uuid()::text") + "\"}'";
+                + payment + "\"}'";
         exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES ('" + event
                 + "', 'RefundSucceeded', 'payment-events', 'p1', " + payload + ")");
+        // the next event of the payment takes the next version (V93: the counter the app role bumps, never deletes)
+        String next = queryString("SELECT gen_random_uuid()::text");
+        exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES ('" + next
+                + "', 'RefundFailed', 'payment-events', 'p1', '{\"eventId\":\"" + next + "\",\"merchantId\":\""
+                + merchant + "\",\"paymentId\":\"" + payment + "\"}')");
+        assertThat(queryString("SELECT string_agg(version::text, ',' ORDER BY version) FROM merchant_events"
+                        + " WHERE payment_id = '" + payment + "'"))
+                .isEqualTo("1,2");
+        assertDenied("DELETE FROM payment_event_versions WHERE payment_id = '" + payment + "'", "permission");
         exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (gen_random_uuid(),"
                 + " 'RefundRequested', 'refund-commands', 'p1', " + payload + ")");
         exec("INSERT INTO outbox (event_id, event_type, topic, key, payload) VALUES (gen_random_uuid(),"
                 + " 'PaymentCaptured', 'payment-events', 'p2', '{}')");
-        assertThat(queryString("SELECT string_agg(id || ' ' || type || ' ' || (payload ->> 'eventId'), ',')"
-                        + " FROM merchant_events WHERE merchant_id = '" + merchant + "'"))
-                .isEqualTo(event + " RefundSucceeded " + event);
+        assertThat(queryString("SELECT string_agg(id || ' ' || type || ' ' || (payload ->> 'eventId'), ',' ORDER BY"
+                        + " version) FROM merchant_events WHERE merchant_id = '" + merchant + "'"))
+                .isEqualTo(event + " RefundSucceeded " + event + "," + next + " RefundFailed " + next);
         assertThat(queryString("SELECT count(*) FROM merchant_events WHERE payload = '{}'"))
                 .isEqualTo("0");
         assertDenied("UPDATE merchant_events SET type = 'PaymentFailed' WHERE id = '" + event + "'", "permission");
