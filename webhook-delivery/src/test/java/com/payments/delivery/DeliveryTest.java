@@ -150,15 +150,20 @@ class DeliveryTest {
                     .containsExactlyInAnyOrder(
                             hmac(endpoint.secret(), id, timestamp, r.body()), hmac(previous, id, timestamp, r.body()));
 
-            // the body is the event as GET /v1/events/{id} shows it: id, type, createdAt, data, in that order
+            // the body is the event as GET /v1/events/{id} shows it: id, type, createdAt, version, payment, data, in
+            // that order
             Map<String, Object> row = db.rows(
-                            "SELECT type, created_at, payload::text AS payload FROM merchant_events WHERE id = ?::uuid",
+                            "SELECT type, created_at, version, payment::text AS payment, payload::text AS payload"
+                                    + " FROM merchant_events WHERE id = ?::uuid",
                             id)
                     .get(0);
             JsonNode body = json.readTree(r.body());
             assertThat(r.body())
                     .startsWith("{\"id\":\"" + id + "\",\"type\":\"" + row.get("type") + "\",\"createdAt\":\"");
-            assertThat(r.body()).endsWith(",\"data\":" + row.get("payload") + "}");
+            assertThat(r.body())
+                    .endsWith(",\"version\":" + row.get("version") + ",\"payment\":" + row.get("payment") + ",\"data\":"
+                            + row.get("payload") + "}");
+            assertThat(body.get("payment").get("status").asText()).isEqualTo("CAPTURED");
             assertThat(OffsetDateTime.parse(body.get("createdAt").asText()).toInstant())
                     .isEqualTo(((OffsetDateTime) row.get("created_at")).toInstant());
         }

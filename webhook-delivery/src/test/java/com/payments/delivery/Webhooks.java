@@ -74,13 +74,15 @@ final class Webhooks implements AutoCloseable {
                 + "\", \"amount\": 2500, \"currency\": \"EUR\","
                 + " \"metadata\": {\"order\": \"o-1\"}}";
         update(
-                "INSERT INTO merchant_events (id, merchant_id, type, payload, created_at, payment_id, version) VALUES"
-                        + " (?, ?, ?, ?::jsonb, clock_timestamp(), ?, 1)",
+                "INSERT INTO merchant_events (id, merchant_id, type, payload, created_at, payment_id, version, payment)"
+                        + " VALUES (?, ?, ?, ?::jsonb, clock_timestamp(), ?, 1, jsonb_build_object('id', ?::text,"
+                        + " 'status', 'CAPTURED', 'amount', 2500, 'currency', 'EUR', 'refundedAmount', 0))",
                 eventId,
                 merchant,
                 type,
                 payload,
-                payment);
+                payment,
+                payment.toString());
         return payload;
     }
 
