@@ -148,6 +148,29 @@ class WebhookEndToEndTest {
                     .isEqualTo(events.size());
             assertThat(events.stream().map(e -> e.getJsonObject("data").getString("paymentId")))
                     .containsOnly(refunded.toString(), failed.toString(), refundFails.toString(), disputed.toString());
+            // each payment's events carry versions 1, 2, ... in the feed's order (newest first here), the dispute's
+            // included, and the newest one's payment is the payment as it is now (every refund has settled)
+            Map<String, List<JsonObject>> byPayment = events.stream()
+                    .collect(Collectors.groupingBy(e -> e.getJsonObject("data").getString("paymentId")));
+            byPayment.forEach((payment, its) -> {
+                List<Long> versions = new ArrayList<>();
+                for (int v = its.size(); v >= 1; v--) {
+                    versions.add((long) v);
+                }
+                assertThat(its.stream().map(e -> e.getLong("version")).toList())
+                        .as(payment)
+                        .isEqualTo(versions);
+                Response now = merchant(apiKey).get("/v1/payments/" + payment);
+                JsonObject state = its.get(0).getJsonObject("payment");
+                assertThat(state.getString("status")).as(payment).isEqualTo(now.path("status"));
+                assertThat(state.getLong("refundedAmount"))
+                        .as(payment)
+                        .isEqualTo(now.<Number>path("refundedAmount").longValue());
+            });
+            assertThat(byPayment.get(disputed.toString()).stream().map(e -> e.getString("type")))
+                    .containsExactly("PaymentDisputed", "PaymentCaptured");
+            JsonObject refundedNow = byPayment.get(refunded.toString()).get(0).getJsonObject("payment");
+            assertThat(refundedNow.getLong("refundedAmount")).isEqualTo(2_000L);
             Map<String, JsonObject> byId = events.stream()
                     .collect(Collectors.toMap(
                             e -> e.getString("id"), Function.identity(), (a, b) -> a, LinkedHashMap::new));
