@@ -80,31 +80,28 @@ public class DeliveryRepository {
                         """
                         WITH in_flight AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS f (endpoint_id, n)),
                         candidates AS (
-                            SELECT x.id, e.rnd, coalesce(f.n, 0) AS n,
+                            SELECT x.id, x.event_id, e.rnd, coalesce(f.n, 0) AS n,
                                    row_number() OVER (PARTITION BY e.id ORDER BY x.next_attempt_at) AS rn
                               FROM (SELECT id, random() AS rnd FROM webhook_endpoints) e
                               LEFT JOIN in_flight f ON f.endpoint_id = e.id
                              CROSS JOIN LATERAL (
-                                   SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+                                   SELECT d.id, d.event_id, d.next_attempt_at FROM webhook_deliveries d
                                     WHERE d.endpoint_id = e.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
                                     ORDER BY d.next_attempt_at
                                     LIMIT $3
                                     FOR UPDATE SKIP LOCKED) x),
-                        picked AS (SELECT id FROM candidates WHERE rn <= $3 - n ORDER BY rn, rnd LIMIT $4)
+                        picked AS (SELECT id, event_id FROM candidates WHERE rn <= $3 - n ORDER BY rn, rnd LIMIT $4)
                         UPDATE webhook_deliveries d
                            SET next_attempt_at = now() + make_interval(secs => $5), updated_at = now()
-                          FROM picked p, webhook_endpoints e
+                          FROM picked p LEFT JOIN merchant_events m ON m.id = p.event_id, webhook_endpoints e
                          WHERE d.id = p.id AND e.id = d.endpoint_id
                         RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.created_at, d.next_attempt_at,
                                   e.url, e.status,
                                   ARRAY(SELECT s.secret FROM webhook_endpoint_secrets s
                                          WHERE s.endpoint_id = e.id AND (s.expires_at IS NULL OR s.expires_at > now())
                                          ORDER BY s.created_at DESC) AS secrets,
-                                  (SELECT m.type FROM merchant_events m WHERE m.id = d.event_id) AS event_type,
-                                  (SELECT m.created_at FROM merchant_events m WHERE m.id = d.event_id) AS event_created_at,
-                                  (SELECT m.version FROM merchant_events m WHERE m.id = d.event_id) AS event_version,
-                                  (SELECT m.payment::text FROM merchant_events m WHERE m.id = d.event_id) AS event_payment,
-                                  (SELECT m.payload::text FROM merchant_events m WHERE m.id = d.event_id) AS payload""")
+                                  m.type AS event_type, m.created_at AS event_created_at, m.version AS event_version,
+                                  m.payment::text AS event_payment, m.payload::text AS payload""")
                 .execute(Tuple.of(endpoints, counts, perEndpoint, limit, lease.toMillis() / 1000.0))
                 .map(rows -> {
                     List<Lease> leases = new ArrayList<>();
