@@ -145,6 +145,6 @@ for mode in $MODES; do
     "max RSS $((kb / 1024)) MiB"
   for s in "${services[@]}"; do kill "${PID[$s]}" 2>/dev/null || true; done
   kill "$receiver" 2>/dev/null || true
-  wait "${PID[@]}" "$receiver" 2>/dev/null || true
+  for p in "${PID[@]}" "$receiver"; do wait_exit "$p" 60 "the stop of process $p" 2>/dev/null || true; done
 done
 echo "logs in $LOGDIR"
