@@ -9,7 +9,8 @@
 #   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
 #   ./local-stack.sh send TOPIC KEY VALUE  send one record to a Kafka topic (prints partition/offset)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
-# .local/ready exists while everything is up (scripts wait for it); .local/env holds the services' settings.
+# .local/ready exists while everything is up (scripts wait for it); .local/env holds the services' settings;
+# .local/pids one line "MODULE PID" per service started (bench/all.sh reads their memory).
 #   PSP_PROVIDER=stripe ./local-stack.sh  the services speak Stripe's API to the sandbox's Stripe mode (docs/stripe.md)
 #   PROMETHEUS=1 ./local-stack.sh also start Prometheus (Debian package `prometheus`) on PROMETHEUS_PORT (9090),
 #                scraping every service with the alerts of k8s/monitoring/prometheus-rule.yaml (needs node/npm)
@@ -140,12 +141,12 @@ cleanup() {
   log "stopping"
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do kill "${PIDS[i]}" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -f "$STATE/env" "$STATE/ready"
+  rm -f "$STATE/env" "$STATE/ready" "$STATE/pids"
 }
 trap cleanup INT TERM EXIT
 
 log "starting PostgreSQL and Kafka"
-rm -f "$STATE/ready"
+rm -f "$STATE/ready" "$STATE/pids"
 start_infra "$STATE" "$LOGS/infra.log" --database payments || die "PostgreSQL and Kafka did not start"
 
 # The sandbox's Stripe mode takes any key: a made-up one, so that a real key in the environment never goes to it. With
@@ -189,6 +190,7 @@ start() { # MODULE PORT READY_PORT [-Dname=value...] (READY_PORT: where /q/healt
   : >"$LOGS/$name.log"
   launch "$name" -Xmx384m -Dquarkus.http.port="$port" "$@" >>"$LOGS/$name.log" 2>&1 &
   PIDS+=($!)
+  echo "$name $!" >>"$STATE/pids"
   wait_http "http://127.0.0.1:$ready/q/health/ready" 120 "$!" "$LOGS/$name.log" || die "$name did not start"
   log "$name ready on http://127.0.0.1:$port"
 }

@@ -2,10 +2,13 @@
 # Every benchmark behind one entry point, then one table. Each script also runs on its own (see its header).
 # Logs: target/bench/<name>.log. Only measured numbers are printed; a benchmark that fails shows "failed".
 #
-#   bench/all.sh                  # builds once, then runs everything (about 13 minutes on 2 cores)
+#   bench/all.sh                  # builds once, then runs everything (13 minutes on 2 cores on 2026-12-01, before the
+#                                 # webhook-delivery benchmark joined; not timed since)
 #   SKIP_BUILD=1 LINES=200000 bench/all.sh   # uses the jars as they are
+# The memory part runs ./local-stack.sh on its ports (API_PORT, API_MANAGEMENT_PORT, ... as local-stack.sh reads
+# them; defaults 8080, 9000, ...) with an operator token of its own.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT=target/bench
 mkdir -p "$OUT"
 source scripts/lib.sh
@@ -32,29 +35,42 @@ run sandbox bench/psp-sandbox-charges.sh
 run webhooks bench/webhook-delivery.sh
 
 # Resident memory of each service of the local stack while it serves captures (the relay publishes their events;
-# the refunds worker only idles: no refunds in this load).
+# the refunds worker and webhook-delivery only idle: no refunds and no webhook endpoints in this load): the largest
+# of the samples taken every 0.5 s during the load, of the processes local-stack.sh lists in .local/pids.
 echo "== memory under load (local stack + 30 s of captures at 16 connections)"
+export API_PORT=${API_PORT:-8080} API_MANAGEMENT_PORT=${API_MANAGEMENT_PORT:-9000}
+export PAYMENTS_ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
+MEASURED=(payments-api outbox-relay refunds-worker webhook-delivery psp-sandbox)
+declare -A STACK_PID=() PEAK=()
 rm -f .local/ready
 ./local-stack.sh >"$OUT/stack.log" 2>&1 &
 STACK=$!
 MEMORY=()
+sample_rss() { # LOAD_PID: records each service's RSS in PEAK; succeeds once the load has ended
+  local module rss
+  for module in "${MEASURED[@]}"; do
+    rss=$(rss_mib "${STACK_PID[$module]:-0}")
+    ((rss > ${PEAK[$module]:-0})) && PEAK[$module]=$rss
+  done
+  exited "$1"
+}
 if wait_file .local/ready 300 "$STACK"; then
+  while read -r module pid; do STACK_PID[$module]=$pid; done <.local/pids
   # a merchant without a practical rate limit (the demo merchants' limit would turn most of the load into 429s)
-  KEY=$(curl -fs -X POST http://127.0.0.1:8080/v1/admin/merchants -H "Authorization: Bearer dev-operator-token" \
+  KEY=$(curl -fs -X POST "http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin/merchants" \
+    -H "Authorization: Bearer $PAYMENTS_ADMIN_TOKEN" \
     -H 'Content-Type: application/json' -d '{"name":"bench-memory","rateLimitPerSecond":1000000}' |
     sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
-  wrk -t2 -c16 -d30s -s bench/capture.lua http://127.0.0.1:8080 -- "$KEY" mem >"$OUT/memory-load.log" 2>&1 &
+  wrk -t2 -c16 -d30s -s bench/capture.lua "http://127.0.0.1:$API_PORT" -- "$KEY" mem >"$OUT/memory-load.log" 2>&1 &
   LOAD=$!
-  sleep 25
-  for svc in payments-api:8080 outbox-relay:8081 refunds-worker:8082 psp-sandbox:8089; do
-    pid=$(pgrep -f "quarkus.http.port=${svc#*:} " | head -n 1)
-    rss=$([[ -n $pid ]] && awk '/VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
-    MEMORY+=("${svc%:*} RSS: ${rss:-n/a}")
+  POLL_EVERY=0.5 poll 90 "" "end of the capture load" sample_rss "$LOAD" || true
+  wait_exit "$LOAD" 10 "the capture load" || true
+  for module in "${MEASURED[@]}"; do
+    MEMORY+=("$module RSS (max): $( ((${PEAK[$module]:-0} > 0)) && echo "${PEAK[$module]} MiB" || echo n/a)")
   done
-  wait "$LOAD"
 fi
 kill -TERM "$STACK" 2>/dev/null
-wait "$STACK" 2>/dev/null
+wait_exit "$STACK" 60 "the local stack" || true
 
 pick() { grep -hE "$2" "$OUT/$1.log" 2>/dev/null | sed 's/^/    /' || true; }
 echo

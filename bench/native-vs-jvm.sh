@@ -41,14 +41,8 @@ PSP=http://127.0.0.1:${PORT[psp-sandbox]}
 source bench/lib.sh
 ensure_wrk
 LOGDIR=$(mktemp -d /tmp/native-bench.XXXXXX)
-./mvnw -B -q -pl local-infra dependency:build-classpath -Dmdep.outputFile="$LOGDIR/infra.classpath" >/dev/null
-"$JAVA" -Xmx512m -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath")" com.payments.infra.LocalInfraMain \
-  >"$LOGDIR/infra.env" 2>"$LOGDIR/infra.log" &
-PIDS+=($!)
-wait_file_line() { for _ in $(seq 1 600); do grep -q '^# ready' "$1" 2>/dev/null && return; sleep 0.2; done; return 1; }
-wait_file_line "$LOGDIR/infra.env" || { tail "$LOGDIR/infra.log"; exit 1; }
-eval "$(grep '^export ' "$LOGDIR/infra.env")"
-./mvnw -B -q -pl webhook-delivery dependency:build-classpath -Dmdep.outputFile="$LOGDIR/delivery.classpath" >/dev/null
+start_infra "$LOGDIR" "$LOGDIR/infra.log" || exit 1
+module_classpath webhook-delivery "$LOGDIR/delivery.classpath"
 export PAYMENTS_WEBHOOKS_ALLOW_HTTP=true PAYMENTS_WEBHOOKS_ALLOW_LOOPBACK=true
 
 executable() { compgen -G "$1/target/*-runner" | head -n 1; }
@@ -58,22 +52,23 @@ command_of() {
   else echo "$JAVA -Xmx${JVM_HEAP[$2]} -jar $2/target/quarkus-app/quarkus-run.jar"; fi
 }
 kind_of() { if [[ $1 == native && -n $(executable "$2") ]]; then echo native; else echo jar; fi; }
-rss() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo 0; }
 millis() { date +%s%3N; }
+settled() { # nothing left to publish, execute or send
+  [[ $(psql -tA -d "$DB" -c "SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL)
+    + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
+    + (SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING')") == 0 ]]
+}
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "commit $(git rev-parse --short HEAD) $(date -u +%FT%TZ), $(nproc) cores, load average $(load)"
 for mode in $MODES; do
   services=("${SERVICES[@]}")
   DB=bench_${mode}_$(date +%s)
-  PGPASSWORD=$PAYMENTS_PG_PASSWORD psql -q -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" \
-    -d postgres -c "CREATE DATABASE $DB" >/dev/null
-  export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
-  export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PAYMENTS_PG_HOST:$PAYMENTS_PG_PORT/$DB"
+  bench_database "$DB" # exports PG* and QUARKUS_DATASOURCE_*
   export KAFKA_BOOTSTRAP_SERVERS=$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS PSP_URL=$PSP RECON_SOURCE=psp
   export PAYMENTS_ADMIN_TOKEN=$ADMIN_TOKEN PSP_WEBHOOK_SECRET=whsec_bench
   # the migration Job (schema owner), then the services as the application role
-  # shellcheck disable=SC2046
+  # shellcheck disable=SC2046,SC2091
   QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true QUARKUS_DATASOURCE_USERNAME=$PAYMENTS_PG_USER \
     QUARKUS_DATASOURCE_PASSWORD=$PAYMENTS_PG_PASSWORD $(command_of "$mode" payments-api) >"$LOGDIR/$mode-migrate.log" 2>&1
   export QUARKUS_DATASOURCE_USERNAME=$PAYMENTS_PG_APP_USER QUARKUS_DATASOURCE_PASSWORD=$PAYMENTS_PG_APP_PASSWORD
@@ -90,15 +85,13 @@ for mode in $MODES; do
     "${cmd[@]}" >"$LOGDIR/$mode-$s.log" 2>&1 &
     PID[$s]=$!
     PIDS+=("${PID[$s]}")
-    until curl -fs -o /dev/null "http://127.0.0.1:${MANAGEMENT[$s]}/q/health/ready" 2>/dev/null; do
-      kill -0 "${PID[$s]}" || { tail "$LOGDIR/$mode-$s.log"; exit 1; }
-      sleep 0.01
-    done
+    POLL_EVERY=0.01 wait_http "http://127.0.0.1:${MANAGEMENT[$s]}/q/health/ready" 300 "${PID[$s]}" \
+      "$LOGDIR/$mode-$s.log" || exit 1
     READY[$s]=$(($(millis) - t0))
     STARTED[$s]=$(grep -o 'started in [0-9.]*s' "$LOGDIR/$mode-$s.log" | head -n 1 | cut -d' ' -f3)
   done
   sleep 5
-  for s in "${services[@]}"; do IDLE[$s]=$(rss "${PID[$s]}"); done
+  for s in "${services[@]}"; do IDLE[$s]=$(rss_mib "${PID[$s]}"); done
   KEY=$(curl -fs -X POST "http://127.0.0.1:${MANAGEMENT[payments-api]}/v1/admin/merchants" \
     -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
     -d '{"name":"bench","rateLimitPerSecond":1000000}' | sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
@@ -109,24 +102,21 @@ for mode in $MODES; do
     >"$LOGDIR/$mode-receiver.log" 2>&1 &
   receiver=$!
   PIDS+=("$receiver")
-  until curl -fs -o /dev/null "http://127.0.0.1:$RECEIVER_PORT/stats"; do
-    kill -0 "$receiver" || { tail "$LOGDIR/$mode-receiver.log"; exit 1; }
-    sleep 0.1
-  done
+  wait_http "http://127.0.0.1:$RECEIVER_PORT/stats" 120 "$receiver" "$LOGDIR/$mode-receiver.log" || exit 1
   wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s bench/capture.lua "$API" -- "$KEY" "warm-$mode" >/dev/null
   (while true; do
     line=""
-    for s in "${services[@]}"; do line+="$s=$(rss "${PID[$s]}") "; done
+    for s in "${services[@]}"; do line+="$s=$(rss_mib "${PID[$s]}") "; done
     echo "$line"
     sleep 0.5
   done) >"$LOGDIR/$mode.rss" &
   sampler=$!
   OUT=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/capture.lua "$API" -- "$KEY" "run-$mode")
-  PGPASSWORD=$PAYMENTS_PG_PASSWORD psql -q -tA -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" \
-    -d "$DB" -c "SELECT id FROM payments WHERE status = 'CAPTURED' LIMIT 5000" >"$LOGDIR/$mode.payments"
+  psql -q -tA -d "$DB" -c "SELECT id FROM payments WHERE status = 'CAPTURED' LIMIT 5000" >"$LOGDIR/$mode.payments"
   REFUNDS=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" -s bench/refund-reservations.lua "$API" -- "$KEY" "refund-$mode" \
     "$LOGDIR/$mode.payments")
-  sleep 5 # the worker executes the last reservations, webhook-delivery sends their events
+  # the relay publishes the last events, the worker executes the last reservations, webhook-delivery sends them
+  poll 120 "" "end of the refunds and webhooks" settled || true
   kill "$sampler" 2>/dev/null || true
   for s in "${services[@]}"; do
     PEAK[$s]=$(grep -o "$s=[0-9]*" "$LOGDIR/$mode.rss" | cut -d= -f2 | sort -n | tail -n 1)
@@ -155,6 +145,6 @@ for mode in $MODES; do
     "max RSS $((kb / 1024)) MiB"
   for s in "${services[@]}"; do kill "${PID[$s]}" 2>/dev/null || true; done
   kill "$receiver" 2>/dev/null || true
-  wait "${PID[@]}" "$receiver" 2>/dev/null || true
+  for p in "${PID[@]}" "$receiver"; do wait_exit "$p" 60 "the stop of process $p" 2>/dev/null || true; done
 done
 echo "logs in $LOGDIR"

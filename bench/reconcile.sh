@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reconciler load + match at scale: 1,000,000 payments and a 1,000,000-line settlement file for one business date.
-# Starts a throwaway PostgreSQL 15 cluster (unless PAYMENTS_PG_HOST is set), applies the migrations, generates our side
-# in SQL and the PSP's file in the psp-sandbox synthetic format (same formulas as SettlementService.appendSynthetic:
+# Starts a throwaway durable PostgreSQL 15 (bench/lib.sh start_postgres with PG_DURABLE=1, on PG_DURABLE_PORT, with a
+# larger WAL for the bulk load; PG_DURABLE=0: local-infra's embedded one; PAYMENTS_PG_HOST set: that server), creates
+# a database migrated by Flyway as the services' is (bench/FreshDatabase.java), generates our side in SQL and the PSP's file in the psp-sandbox synthetic format (same formulas as SettlementService.appendSynthetic:
 # 1 REFUND every 20 lines, the rest CHARGEs, fee 2.9 % + 30), builds the reconciler (unless SKIP_BUILD=1), runs it
 # twice for the date (first run, then a re-run: breaks become REPORTED), and prints the run summaries and timings.
 #
@@ -16,30 +17,21 @@ cd "$(dirname "$0")/.."
 LINES=${LINES:-1000000}
 DATE=${DATE:-2030-01-01}
 SEED=${SEED:-1}
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
-PORT=${PORT:-25439} # below the ephemeral port range, as in .ci/run
 JAVA_OPTS=${JAVA_OPTS:--Xmx512m}
+JAR=reconciler/target/quarkus-app/quarkus-run.jar
+export PG_DURABLE=${PG_DURABLE:-1} PG_DURABLE_PORT=${PG_DURABLE_PORT:-25439} # below the ephemeral port range
+export PG_OPTIONS="-c max_wal_size=8GB -c checkpoint_timeout=30min"
+
+source bench/lib.sh
 WORK=$(mktemp -d /tmp/recon-bench.XXXXXX)
 chmod 755 "$WORK"
-JAR=reconciler/target/quarkus-app/quarkus-run.jar
-
-if [[ -n "${PAYMENTS_PG_HOST:-}" ]]; then
-  HOST=$PAYMENTS_PG_HOST; PORT=${PAYMENTS_PG_PORT:-5432}; USER_=${PAYMENTS_PG_USER:-postgres}
-  export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
-else
-  HOST=127.0.0.1; USER_=postgres
-  mkdir -p "$WORK/data" "$WORK/sock"; touch "$WORK/pg.log"; chown postgres "$WORK/data" "$WORK/sock" "$WORK/pg.log"
-  runuser -u postgres -- "$PGBIN/initdb" -D "$WORK/data" -A trust -U postgres >/dev/null
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/pg.log" -w start -o \
-    "-p $PORT -k $WORK/sock -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c max_wal_size=8GB -c checkpoint_timeout=30min" >/dev/null
-  trap 'runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
-fi
-DB=recon_bench_$$
-PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$HOST" -p "$PORT" -U "$USER_")
-"${PSQL[@]}" -d postgres -c "CREATE DATABASE $DB"
-for f in $(ls contracts/src/main/resources/db/migration/V*__*.sql | sort -t V -k 2 -n); do
-  "${PSQL[@]}" -d "$DB" -f "$f"
-done
+BENCH_REMOVE+=("$WORK")
+bench_build reconciler,local-infra
+[[ -f $JAR ]] || { echo "no $JAR: build it, or run without SKIP_BUILD=1" >&2; exit 1; }
+start_postgres "$WORK"
+DB=$(fresh_database recon_bench "$WORK") || exit 1
+use_database "$DB" # PG* for psql, QUARKUS_DATASOURCE_* for the reconciler (the server's login)
+PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 
 echo "== generating $LINES settlement lines and our side for $DATE (not timed)"
 START=$(date +%s.%N)
@@ -77,21 +69,12 @@ SQL
 rm "$WORK/body.csv"
 echo "generated in $(echo "$(date +%s.%N) - $START" | bc) s: $("${PSQL[@]}" -d "$DB" -Atc 'SELECT count(*) FROM payments') payments, $(($(wc -l < "$WORK/$DATE.csv") - 1)) lines ($(du -h "$WORK/$DATE.csv" | cut -f1))"
 
-if [[ "${SKIP_BUILD:-0}" != 1 || ! -f $JAR ]]; then
-  ./mvnw -B -q -pl reconciler -am package -DskipTests
-fi
-
-export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PORT/$DB"
-export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PORT/$DB"
-export QUARKUS_DATASOURCE_USERNAME=$USER_
-export QUARKUS_DATASOURCE_PASSWORD=${PGPASSWORD:-}
 for run in first re-run; do
   echo "== $run ($(nproc) cores, shared machine; JAVA_OPTS=$JAVA_OPTS)"
   T0=$(date +%s.%N)
   set +e
   # shellcheck disable=SC2086
-  # The schema comes from psql here, not Flyway: no flyway_schema_history to check.
-  OUT=$(java $JAVA_OPTS -Dquarkus.log.level=WARN -Dpayments.schema.check.enabled=false -jar "$JAR" \
+  OUT=$("$JAVA" $JAVA_OPTS -Dquarkus.log.level=WARN -jar "$JAR" \
         --date="$DATE" --source="$WORK/{date}.csv" --lookback=0)
   CODE=$?
   set -e

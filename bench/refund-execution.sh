@@ -73,6 +73,7 @@ curl -fs -X DELETE "$PSP/test/faults" >/dev/null
 round=0
 while (($(sql "SELECT count(*) FROM payments WHERE status = 'CAPTURED'") < TOTAL)); do
   round=$((round + 1))
+  ((round <= 60)) || { echo "fewer than $TOTAL payments CAPTURED after 60 rounds of 5 s (log: $LOGDIR)" >&2; exit 1; }
   wrk -t"$THREADS" -c16 -d5s -s bench/capture.lua "$API" -- "$KEY" "capture$round" >/dev/null
 done
 sql "SELECT id FROM payments WHERE status = 'CAPTURED' ORDER BY created_at LIMIT $TOTAL" >"$LOGDIR/all-payments.txt"

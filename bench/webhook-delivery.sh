@@ -38,26 +38,22 @@ bench_build webhook-delivery,outbox-relay,local-infra
 LOGDIR=$(mktemp -d /tmp/webhook-delivery-bench.XXXXXX)
 
 start_infra "$LOGDIR" "$LOGDIR/infra.log" || exit 1
-DB=$("$JAVA" -cp "local-infra/target/classes:$(cat "$LOGDIR/infra.classpath"):contracts/target/classes" \
-  bench/FreshDatabase.java bench_webhooks 2>"$LOGDIR/migrate.log" | tail -n 1)
-[[ -n $DB ]] || { tail -n 30 "$LOGDIR/migrate.log" >&2; exit 1; }
-export PGHOST=$PAYMENTS_PG_HOST PGPORT=${PAYMENTS_PG_PORT:-5432} PGUSER=${PAYMENTS_PG_USER:-postgres}
-export PGPASSWORD=${PAYMENTS_PG_PASSWORD:-}
-export QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$PGHOST:$PGPORT/$DB"
-export QUARKUS_DATASOURCE_USERNAME=$PGUSER QUARKUS_DATASOURCE_PASSWORD=$PGPASSWORD
+DB=$(fresh_database bench_webhooks "$LOGDIR") || exit 1
+use_database "$DB"
 sql() { psql -q -tA -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
 export KAFKA_BOOTSTRAP_SERVERS="$PAYMENTS_KAFKA_BOOTSTRAP_SERVERS"
 export PAYMENTS_WEBHOOKS_ALLOW_HTTP=true PAYMENTS_WEBHOOKS_ALLOW_LOOPBACK=true
 
 # The receiver: Vert.x from webhook-delivery's own class path.
-./mvnw -B -q -ntp -pl webhook-delivery dependency:build-classpath -Dmdep.outputFile="$LOGDIR/delivery.classpath" >/dev/null
+module_classpath webhook-delivery "$LOGDIR/delivery.classpath"
 "$JAVA" -Xmx256m -cp "$(cat "$LOGDIR/delivery.classpath")" bench/WebhookReceiver.java "$RECEIVER_PORT" "$SECRET" \
   >"$LOGDIR/receiver.log" 2>&1 &
 PIDS+=($!)
 wait_http "http://127.0.0.1:$RECEIVER_PORT/stats" 120 "$!" "$LOGDIR/receiver.log" || exit 1
 receiver_stats() { curl -fsS "http://127.0.0.1:$RECEIVER_PORT/stats"; }
 
-start() { # NAME PORT JAVA_OPTS JAR; the management interface (health) on PORT + 10
+outbox_relay_PID="" webhook_delivery_PID="" # set by start()
+start() { # NAME PORT JAVA_OPTS JAR; the management interface (health) on PORT + 10; its pid in NAME_PID
   local name=$1 port=$2 opts=$3 jar=$4
   # shellcheck disable=SC2086
   start_jar "$LOGDIR/$name.log" "http://127.0.0.1:$((port + 10))/q/health/ready" $opts -Dquarkus.http.port="$port" \

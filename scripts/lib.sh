@@ -1,11 +1,12 @@
+# shellcheck shell=bash
 # Shared by local-stack.sh, the bench scripts, the fault suite and .ci/run: source it. Readiness is what a service
 # answers on its health endpoint (or a file a script writes), never a line of log text.
 
 JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
 LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) # the repository
 
-# poll SECONDS PID WHAT COMMAND...: runs COMMAND every 0.3 s until it succeeds. Returns 1, with a note on stderr, when
-# SECONDS pass first or PID (unless empty) exits.
+# poll SECONDS PID WHAT COMMAND...: runs COMMAND every POLL_EVERY seconds (default 0.3) until it succeeds. Returns 1,
+# with a note on stderr, when SECONDS pass first or PID (unless empty) exits.
 poll() {
   local seconds=$1 pid=$2 what=$3 deadline=$((SECONDS + $1))
   shift 3
@@ -15,8 +16,31 @@ poll() {
       return 1
     fi
     ((SECONDS < deadline)) || { echo "no $what in $seconds s" >&2; return 1; }
-    sleep 0.3
+    sleep "${POLL_EVERY:-0.3}"
   done
+}
+
+# wait_exit PID SECONDS WHAT: waits for the background process PID (a child of this shell) and returns its exit code;
+# when it still runs after SECONDS, stops it and returns 1 with a note on stderr.
+wait_exit() {
+  local pid=$1 seconds=$2 what=$3
+  if ! poll "$seconds" "" "end of $what" exited "$pid"; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    return 1
+  fi
+  wait "$pid"
+}
+
+exited() { ! kill -0 "$1" 2>/dev/null; }
+
+# rss_mib PID: resident memory of PID in MiB (0 once it has exited).
+rss_mib() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# module_classpath MODULE FILE: writes MODULE's dependency class path (from the local repository) into FILE.
+module_classpath() {
+  "$LIB_ROOT/mvnw" -B -q -ntp -f "$LIB_ROOT/pom.xml" -pl "$1" dependency:build-classpath -Dmdep.outputFile="$2" \
+    >/dev/null
 }
 
 # port_open PORT: whether something accepts connections on 127.0.0.1:PORT.
@@ -56,8 +80,7 @@ start_jar() {
 start_infra() {
   local dir=$1 log=$2
   shift 2
-  "$LIB_ROOT/mvnw" -B -q -ntp -f "$LIB_ROOT/pom.xml" -pl local-infra dependency:build-classpath \
-    -Dmdep.outputFile="$dir/infra.classpath" >/dev/null || return 1
+  module_classpath local-infra "$dir/infra.classpath" || return 1
   : >"$dir/infra.env" # empty until LocalInfraMain writes it
   "$JAVA" -Xmx768m -cp "$LIB_ROOT/local-infra/target/classes:$(cat "$dir/infra.classpath")" com.payments.infra.LocalInfraMain \
     "$@" >"$dir/infra.env" 2>"$log" &

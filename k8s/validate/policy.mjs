@@ -19,6 +19,10 @@
 // - every Job is labelled app.kubernetes.io/component=migration, and every ConfigMap of the render that it reads
 //   carries app.kubernetes.io/component config or migration: the deployment's first apply selects exactly those
 //   (docs/deployment.md, step 6), and a ConfigMap it leaves out is missing when the Job starts;
+// - payments-api, behind the ingress, limits failed authentications per forwarded client address: its container sets
+//   QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING and _ALLOW_X_FORWARDED (or _ALLOW_FORWARDED) to true and
+//   QUARKUS_HTTP_PROXY_TRUSTED_PROXIES (a value or a key of a ConfigMap in the render) to addresses or CIDRs that all lie
+//   in private ranges (without it Quarkus trusts every peer's forwarding headers; docs/deployment.md);
 // - JVM renders (prod-jvm): every image is tagged `*-jvm` (a registry or image renamed in prod that prod-jvm did not
 //   follow would deploy native images with a JVM's memory).
 // Usage: node policy.mjs [--release FILE]... [--jvm FILE]... [FILE]... (each FILE the output of `kubectl kustomize`;
@@ -427,6 +431,64 @@ export function migrationConfigProblems(objects) {
   return found;
 }
 
+/** The Deployments that take merchants' requests through the ingress. */
+export const INGRESS_BACKENDS = ["payments-api"];
+
+/** Where an ingress controller's pods can live: private IPv4 (RFC 1918), shared (RFC 6598) and unique-local IPv6. */
+export const CLUSTER_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7"];
+
+/** The value of env variable NAME of a container: literal, or from a ConfigMap key in the render (env, then envFrom). */
+function envValue(container, name, configMaps, namespace) {
+  const map = (ref) => configMaps.find((m) => m.metadata?.name === ref && (m.metadata?.namespace ?? "") === (namespace ?? ""));
+  const entry = (container.env ?? []).find((e) => e.name === name);
+  if (entry) {
+    const ref = entry.valueFrom?.configMapKeyRef;
+    return ref ? map(ref.name)?.data?.[ref.key] : entry.value;
+  }
+  for (const source of container.envFrom ?? []) {
+    const prefix = source.prefix ?? "";
+    const value = name.startsWith(prefix) ? map(source.configMapRef?.name)?.data?.[name.slice(prefix.length)] : undefined;
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/**
+ * The proxy settings of the ingress backends (INGRESS_BACKENDS): forwarding on, X-Forwarded or Forwarded allowed, and
+ * trusted proxies restricted to addresses in CLUSTER_RANGES. Without them every client behind the ingress shares the
+ * ingress's address (one client's bad keys answer 429 to all); with forwarding but no trusted proxies any client picks
+ * its own address.
+ */
+export function forwardedClientProblems(objects) {
+  const found = [];
+  const configMaps = objects.filter((o) => o.kind === "ConfigMap");
+  const clusterRanges = CLUSTER_RANGES.map(ipRange);
+  for (const deployment of objects.filter((o) => o.kind === "Deployment" && INGRESS_BACKENDS.includes(o.metadata?.name))) {
+    for (const c of podSpec(deployment).containers ?? []) {
+      const where = `Deployment/${deployment.metadata?.name} container ${c.name}`;
+      const value = (name) => envValue(c, name, configMaps, deployment.metadata?.namespace);
+      if (value("QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING") !== "true") {
+        found.push(`${where}: QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING is not true, so every client behind the ingress counts as the ingress's address`);
+      }
+      if (value("QUARKUS_HTTP_PROXY_ALLOW_X_FORWARDED") !== "true" && value("QUARKUS_HTTP_PROXY_ALLOW_FORWARDED") !== "true") {
+        found.push(`${where}: neither QUARKUS_HTTP_PROXY_ALLOW_X_FORWARDED nor QUARKUS_HTTP_PROXY_ALLOW_FORWARDED is true, so no forwarded address is read`);
+      }
+      const trusted = String(value("QUARKUS_HTTP_PROXY_TRUSTED_PROXIES") ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+      if (trusted.length === 0) {
+        found.push(`${where}: no QUARKUS_HTTP_PROXY_TRUSTED_PROXIES (a value, or a ConfigMap key the render holds), so forwarding headers of every peer are trusted`);
+      }
+      for (const proxy of trusted) {
+        const range = ipRange(proxy.includes("/") ? proxy : `${proxy}/${proxy.includes(":") ? 128 : 32}`);
+        const inside = range && clusterRanges.some((r) => r.family === range.family && r.first <= range.first && r.last >= range.last);
+        if (!inside) {
+          found.push(`${where}: trusted proxy ${proxy} is not an address or CIDR within ${CLUSTER_RANGES.join(", ")}, so clients outside the cluster could choose their address`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
 /** Every problem of one render; `jvm`: a release render of JVM images (prod-jvm). */
 export function problems(objects, release, jvm = false) {
   const found = [];
@@ -442,6 +504,7 @@ export function problems(objects, release, jvm = false) {
   found.push(...webhookEgressProblems(objects));
   found.push(...ipBlockProblems(objects));
   found.push(...migrationConfigProblems(objects));
+  found.push(...forwardedClientProblems(objects));
   return found;
 }
 

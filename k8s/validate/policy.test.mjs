@@ -1,7 +1,7 @@
 // Each policy check of policy.mjs fed a bad render must fail, and the good render pass (`node --test`, run by
 // ../validate.sh). The good render is a small copy of a base service: Deployment, HPA and PDB; the Deployment is a
-// webhook sender, with the base's webhook-egress and allow-dns NetworkPolicies; and a migration Job reading both
-// ConfigMaps, as prod's.
+// webhook sender, with the base's webhook-egress and allow-dns NetworkPolicies, and named payments-api, with its
+// proxy settings (the trusted proxies from the ConfigMap); and a migration Job reading both ConfigMaps, as prod's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -16,7 +16,7 @@ function goodRender() {
   const deployment = {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: "api", namespace: "payments" },
+    metadata: { name: "payments-api", namespace: "payments" },
     spec: {
       selector: { matchLabels: { "app.kubernetes.io/name": "api" } },
       template: {
@@ -39,7 +39,12 @@ function goodRender() {
               livenessProbe: probe("/q/health/live"),
               readinessProbe: probe("/q/health/ready"),
               resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
-              env: [{ name: "PSP_URL", valueFrom: { configMapKeyRef: { name: "config", key: "PSP_URL" } } }],
+              env: [
+                { name: "PSP_URL", valueFrom: { configMapKeyRef: { name: "config", key: "PSP_URL" } } },
+                { name: "QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING", value: "true" },
+                { name: "QUARKUS_HTTP_PROXY_ALLOW_X_FORWARDED", value: "true" },
+                { name: "QUARKUS_HTTP_PROXY_TRUSTED_PROXIES", valueFrom: { configMapKeyRef: { name: "config", key: "TRUSTED_PROXIES" } } },
+              ],
               envFrom: [{ configMapRef: { name: "db-tls", optional: true } }],
               securityContext: {
                 allowPrivilegeEscalation: false,
@@ -56,7 +61,7 @@ function goodRender() {
     apiVersion: "autoscaling/v2",
     kind: "HorizontalPodAutoscaler",
     metadata: { name: "api", namespace: "payments" },
-    spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "api" }, minReplicas: 2, maxReplicas: 4 },
+    spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "payments-api" }, minReplicas: 2, maxReplicas: 4 },
   };
   const pdb = {
     apiVersion: "policy/v1",
@@ -79,7 +84,7 @@ function goodRender() {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: { name: "config", namespace: "payments", labels: configLabels() },
-    data: { PSP_URL: "https://psp" },
+    data: { PSP_URL: "https://psp", TRUSTED_PROXIES: "10.244.0.0/16, fd00:10:244::/56" },
   };
   const dbTls = {
     apiVersion: "v1",
@@ -164,6 +169,8 @@ const egressPolicy = (labels, rule) => ({
 const hba = (render) => render[3].spec.postgresql.pg_hba;
 
 const container = (render) => render[0].spec.template.spec.containers[0];
+
+const env = (render, name) => container(render).env.find((e) => e.name === name);
 
 /** Each bad render, the check it breaks, and a fragment of the problem it must report. */
 const BAD = {
@@ -289,6 +296,34 @@ const BAD = {
     "Job/migrate: not labelled app.kubernetes.io/component: migration",
   ],
   "a CNPG cluster with a trust rule": [(r) => hba(r).push("hostssl all all all trust"), "trusts without a password"],
+  "payments-api without proxy address forwarding (every client counts as the ingress)": [
+    (r) => (container(r).env = container(r).env.filter((e) => e.name !== "QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING")),
+    "QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING is not true",
+  ],
+  "payments-api with forwarding off": [
+    (r) => (env(r, "QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING").value = "false"),
+    "QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING is not true",
+  ],
+  "payments-api reading neither X-Forwarded-For nor Forwarded": [
+    (r) => (env(r, "QUARKUS_HTTP_PROXY_ALLOW_X_FORWARDED").value = "false"),
+    "neither QUARKUS_HTTP_PROXY_ALLOW_X_FORWARDED nor QUARKUS_HTTP_PROXY_ALLOW_FORWARDED",
+  ],
+  "payments-api trusting every peer (no trusted proxies)": [
+    (r) => (container(r).env = container(r).env.filter((e) => e.name !== "QUARKUS_HTTP_PROXY_TRUSTED_PROXIES")),
+    "no QUARKUS_HTTP_PROXY_TRUSTED_PROXIES",
+  ],
+  "payments-api's trusted proxies from a ConfigMap key the render lacks": [
+    (r) => delete r[4].data.TRUSTED_PROXIES,
+    "no QUARKUS_HTTP_PROXY_TRUSTED_PROXIES",
+  ],
+  "payments-api's trusted proxies empty": [(r) => (r[4].data.TRUSTED_PROXIES = " "), "no QUARKUS_HTTP_PROXY_TRUSTED_PROXIES"],
+  "payments-api trusting all of IPv4": [(r) => (r[4].data.TRUSTED_PROXIES = "0.0.0.0/0"), "trusted proxy 0.0.0.0/0 is not"],
+  "payments-api trusting a public range beside the pod range": [
+    (r) => (r[4].data.TRUSTED_PROXIES = "10.244.0.0/16,203.0.113.0/24"),
+    "trusted proxy 203.0.113.0/24 is not",
+  ],
+  "payments-api trusting all of IPv6": [(r) => (r[4].data.TRUSTED_PROXIES = "10.244.0.0/16, ::/0"), "trusted proxy ::/0 is not"],
+  "payments-api trusting a host name": [(r) => (r[4].data.TRUSTED_PROXIES = "ingress.example.invalid"), "trusted proxy ingress.example.invalid is not"],
 };
 
 test("the good render passes, as a release", () => {
@@ -309,6 +344,25 @@ for (const [name, [mutate, expected]] of Object.entries(BAD)) {
     assert.ok(found.some((p) => p.includes(expected)), `expected a problem with "${expected}", got ${JSON.stringify(found)}`);
   });
 }
+
+test("payments-api's proxy settings pass as literals, from envFrom, with Forwarded instead of X-Forwarded-For, and with single addresses", () => {
+  const render = goodRender();
+  env(render, "QUARKUS_HTTP_PROXY_TRUSTED_PROXIES").value = "10.1.2.3, 172.16.0.0/12, fd00::1";
+  delete env(render, "QUARKUS_HTTP_PROXY_TRUSTED_PROXIES").valueFrom;
+  assert.deepEqual(problems(render, true), []);
+  container(render).env = container(render).env.filter((e) => !e.name.startsWith("QUARKUS_HTTP_PROXY_"));
+  render[5].data = { ...render[5].data, QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING: "true",
+    QUARKUS_HTTP_PROXY_ALLOW_FORWARDED: "true", QUARKUS_HTTP_PROXY_TRUSTED_PROXIES: "192.168.0.0/16" };
+  assert.deepEqual(problems(render, true), []);
+});
+
+test("only payments-api is held to the proxy settings", () => {
+  const render = goodRender();
+  render[0].metadata.name = "outbox-relay";
+  render[1].spec.scaleTargetRef.name = "outbox-relay";
+  container(render).env = container(render).env.filter((e) => !e.name.startsWith("QUARKUS_HTTP_PROXY_"));
+  assert.deepEqual(problems(render, true), []);
+});
 
 test("a ConfigMap the migration Job reads that the render does not hold is not judged (the base's optional db-tls)", () => {
   const render = goodRender();

@@ -79,6 +79,92 @@ class ManagementInterfaceTest {
         }
     }
 
+    /**
+     * No spelling of an operator path reaches the operator API or the console on the merchant port: matrix
+     * parameters, encoded slashes and dots, doubled slashes, dot segments, other letter case, trailing slashes and
+     * absolute-form targets, sent byte for byte over a socket (an HTTP client would normalise them first). Each of
+     * them is first shown to work on the management port where it can (the resource answers 200 there), so a 404 on
+     * the merchant port means refused, not misspelt.
+     */
+    @Test
+    void noSpellingOfAnOperatorPathReachesTheMerchantPort() {
+        Map<String, String> auth = Map.of("Authorization", "Bearer " + ADMIN);
+        int merchantPort = io.restassured.RestAssured.port;
+        assertThat(RawHttp.send(managementPort(), "GET", "/v1/admin/operations", auth, null)
+                        .status())
+                .isEqualTo(200);
+        assertThat(RawHttp.send(managementPort(), "GET", "/console/login", auth, null)
+                        .status())
+                .isEqualTo(200);
+        List<String> reached = new java.util.ArrayList<>();
+        for (String path : OPERATOR_PATH_SPELLINGS) {
+            RawHttp.Answer answer = RawHttp.send(merchantPort, "GET", path, auth, null);
+            if (answer.status() != 404 && answer.status() != 400) {
+                reached.add(path + " -> " + answer.status());
+            }
+        }
+        assertThat(reached).as("operator paths reached on the merchant port").isEmpty();
+    }
+
+    static final List<String> OPERATOR_PATH_SPELLINGS = List.of(
+            "/v1/admin/operations",
+            "/v1/admin/operations/",
+            "/v1/admin/operations//",
+            "/v1/admin/operations?limit=1",
+            "/v1/admin/operations;x=1",
+            "/v1/admin;x=1/operations",
+            "/v1;x=1/admin/operations",
+            "/v1/admin;/operations",
+            "/v1;/admin;/operations;",
+            "/v1%2Fadmin/operations",
+            "/v1%2fadmin%2foperations",
+            "%2Fv1/admin/operations",
+            "/v1/admin%2Foperations",
+            "/v1/%61dmin/operations",
+            "/%76%31/%61%64%6d%69%6e/operations",
+            "//v1/admin/operations",
+            "/v1//admin/operations",
+            "/v1/admin//operations",
+            "///v1///admin///operations",
+            "/v1/./admin/operations",
+            "/./v1/admin/operations",
+            "/v1/admin/./operations",
+            "/v1/x/../admin/operations",
+            "/x/../v1/admin/operations",
+            "/../v1/admin/operations",
+            "/v1/%2e/admin/operations",
+            "/v1/x/%2e%2e/admin/operations",
+            "/v1/x/%2E%2E/admin/operations",
+            "/v1/x%2f..%2fadmin/operations",
+            "/V1/ADMIN/OPERATIONS",
+            "/v1/Admin/operations",
+            "/V1/admin/operations",
+            "http://localhost/v1/admin/operations",
+            "http://localhost//v1/admin/operations",
+            "/console/login",
+            "/console/login/",
+            "/console/login;x=1",
+            "/console;x=1/login",
+            "/console;/login",
+            "/console%2Flogin",
+            "/console%2flogin",
+            "%2Fconsole/login",
+            "/%63onsole/login",
+            "//console/login",
+            "/console//login",
+            "/./console/login",
+            "/x/../console/login",
+            "/x/%2e%2e/console/login",
+            "/CONSOLE/login",
+            "/Console/login",
+            "/CONSOLE/LOGIN",
+            "http://localhost/console/login");
+
+    private static int managementPort() {
+        return org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.management.test-port", Integer.class);
+    }
+
     @Test
     void merchantApiIsOnlyOnTheMerchantPort() {
         merchant(KEY_A).get("/v1/payments?orderId=any").then().statusCode(200);

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -24,17 +25,30 @@ final class RawHttp {
     private RawHttp() {}
 
     static Answer send(int port, String method, String path, Map<String, String> headers, byte[] body) {
-        return send(port, method, path, headers, body, false);
+        return send(null, port, method, path, headers, body, false);
+    }
+
+    /** The request from the loopback address {@code from} (any of 127.0.0.0/8), so that the server sees that peer. */
+    static Answer sendFrom(String from, int port, String method, String path, Map<String, String> headers) {
+        return send(from, port, method, path, headers, null, false);
     }
 
     /** The body with {@code Transfer-Encoding: chunked} (8 KiB chunks) instead of a Content-Length. */
     static Answer sendChunked(int port, String method, String path, Map<String, String> headers, byte[] body) {
-        return send(port, method, path, headers, body, true);
+        return send(null, port, method, path, headers, body, true);
     }
 
     private static Answer send(
-            int port, String method, String path, Map<String, String> headers, byte[] body, boolean chunked) {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
+            String from,
+            int port,
+            String method,
+            String path,
+            Map<String, String> headers,
+            byte[] body,
+            boolean chunked) {
+        try (Socket socket = from == null
+                ? new Socket("127.0.0.1", port)
+                : new Socket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(from), 0)) {
             socket.setSoTimeout(30_000);
             StringBuilder head =
                     new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n");

@@ -9,6 +9,9 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Locale;
 
 /**
  * Serves the operator API ({@code /v1/admin/*}) and the operator console ({@code /console/*}) on the management
@@ -53,7 +56,7 @@ public class OperatorRoutes {
         BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
         Router router = management.router();
         router.route().order(Integer.MIN_VALUE).handler(rc -> {
-            if (main == null || !isOperatorPath(rc.normalizedPath())) {
+            if (main == null || !isOperatorPath(rc)) {
                 rc.next();
                 return;
             }
@@ -61,7 +64,7 @@ public class OperatorRoutes {
             body.handle(rc); // next() once the body is read
         });
         router.route().order(Integer.MIN_VALUE + 1).handler(rc -> {
-            if (main == null || !isOperatorPath(rc.normalizedPath())) {
+            if (main == null || !isOperatorPath(rc)) {
                 rc.next();
                 return;
             }
@@ -70,7 +73,7 @@ public class OperatorRoutes {
     }
 
     private void refuseUnlessViaManagement(RoutingContext rc) {
-        if (!isOperatorPath(rc.normalizedPath())
+        if (!isOperatorPath(rc)
                 || Boolean.TRUE.equals(ContextLocals.get(VIA_MANAGEMENT).orElse(null))) {
             rc.next();
             return;
@@ -81,12 +84,67 @@ public class OperatorRoutes {
                 .end(NOT_FOUND);
     }
 
+    private static boolean isOperatorPath(RoutingContext rc) {
+        return isOperatorPath(rc.normalizedPath())
+                || isOperatorPath(rc.request().path());
+    }
+
+    /**
+     * Whether any router could read {@code path} as an operator path. The JAX-RS router drops matrix parameters
+     * ({@code /v1/admin;x=1/operations} is {@code /v1/admin/operations} to it), so the path is read the most lenient
+     * way: percent-decoded (an encoded slash too, until nothing is left to decode), matrix parameters, empty and dot
+     * segments dropped, backslashes as slashes, in lower case. Reading too much as an operator path only answers 404
+     * on the merchant port to a path that no merchant call has.
+     */
     static boolean isOperatorPath(String path) {
+        if (path == null) {
+            return false;
+        }
+        String canonical = canonical(path);
         for (String prefix : OPERATOR_PREFIXES) {
-            if (path.equals(prefix) || path.startsWith(prefix + "/")) {
+            if (canonical.equals(prefix) || canonical.startsWith(prefix + "/")) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static String canonical(String path) {
+        String decoded = path;
+        for (int i = 0; i < 4; i++) {
+            String once = percentDecoded(decoded);
+            if (once.equals(decoded)) {
+                break;
+            }
+            decoded = once;
+        }
+        Deque<String> segments = new ArrayDeque<>();
+        for (String segment : decoded.replace('\\', '/').split("/")) {
+            int matrix = segment.indexOf(';');
+            String name = matrix < 0 ? segment : segment.substring(0, matrix);
+            if (name.equals("..")) {
+                segments.pollLast();
+            } else if (!name.isEmpty() && !name.equals(".")) {
+                segments.addLast(name.toLowerCase(Locale.ROOT));
+            }
+        }
+        return "/" + String.join("/", segments);
+    }
+
+    /** Every valid %XX as its byte (read as Latin-1: only ASCII matters here); anything else as it is. */
+    private static String percentDecoded(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            int high = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+            int low = i + 2 < text.length() ? Character.digit(text.charAt(i + 2), 16) : -1;
+            if (c == '%' && high >= 0 && low >= 0) {
+                out.append((char) (high * 16 + low));
+                i += 2;
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 }
