@@ -1,0 +1,3 @@
+-- expect: ban-drop-column
+-- The previous release still selects it.
+ALTER TABLE payments DROP COLUMN description;

