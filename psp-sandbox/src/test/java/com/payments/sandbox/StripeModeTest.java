@@ -431,6 +431,60 @@ class StripeModeTest {
         assertTrue(csv.lines().anyMatch(l -> l.contains(",-10.00,15.00,-25.00,dispute,")), csv);
     }
 
+    /** Stripe's units per currency: what Stripe refuses is refused here, with Stripe's error shape. */
+    @Test
+    void amountsFollowStripesCurrencyRules() {
+        Sandbox.freezeClock("2031-07-01T10:00:00Z");
+        // ISK and UGX: two-decimal, whole units only
+        Response fractional = inCurrency(unique("pay"), 12_345, "isk");
+        fractional.then().statusCode(400).body("error.type", equalTo("invalid_request_error"));
+        assertEquals("invalid_charge_amount_no_decimal_compatible", fractional.<String>path("error.code"));
+        assertEquals("amount", fractional.<String>path("error.param"));
+        inCurrency(unique("pay"), 12_350, "ugx").then().statusCode(400);
+        // three-decimal currencies: the last digit is 0
+        Response kwd = inCurrency(unique("pay"), 1_235, "kwd");
+        kwd.then().statusCode(400).body("error.param", equalTo("amount"));
+        // a currency Stripe does not take
+        inCurrency(unique("pay"), 1_000, "irr").then().statusCode(400).body("error.param", equalTo("currency"));
+
+        String isk = inCurrency(unique("pay"), 500_000, "isk")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("id");
+        String dinars = inCurrency(unique("pay"), 5_120, "kwd")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("id");
+        inCurrency(unique("pay"), 5_000, "jpy").then().statusCode(200);
+        refund(unique("re"), dinars, 15L, unique("ref")).then().statusCode(400).body("error.param", equalTo("amount"));
+        refund(unique("re"), isk, 250_050L, unique("ref")).then().statusCode(400);
+        refund(unique("re"), dinars, 1_230L, unique("ref")).then().statusCode(200);
+
+        String csv = stripe().queryParam("payout", "po_sbx_20310701")
+                .get("/stripe/reports/payout_reconciliation.itemized.csv")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        assertTrue(csv.lines().anyMatch(l -> l.contains(",kwd,5.120,")), csv);
+        assertTrue(csv.lines().anyMatch(l -> l.contains(",kwd,-1.230,")), csv);
+        assertTrue(csv.lines().anyMatch(l -> l.contains(",jpy,5000,")), csv);
+        assertTrue(csv.lines().anyMatch(l -> l.contains(",isk,5000.00,")), csv);
+    }
+
+    private static Response inCurrency(String paymentId, long amount, String currency) {
+        return stripe().formParam("amount", amount)
+                .formParam("currency", currency)
+                .formParam("confirm", "true")
+                .formParam("payment_method_types[]", "card")
+                .formParam("payment_method", "pm_card_visa")
+                .formParam("metadata[payment_id]", paymentId)
+                .header("Idempotency-Key", paymentId)
+                .post("/stripe/v1/payment_intents");
+    }
+
     @Test
     void theSettlementDiscrepancyKnobsApplyToBalanceTransactionsToo() throws Exception {
         Sandbox.freezeClock("2031-06-01T10:00:00Z");

@@ -37,6 +37,9 @@ import java.util.UUID;
  * payment meanwhile; one whose answer was lost leaves the payment UNKNOWN for the resolver. Concurrent captures share statements (1) and (3)
  * ({@link StatementBatcher}).
  *
+ * <p>An amount the PSP cannot take in the currency ({@link PspGateway#requireTakes}, e.g. Stripe's units) is refused
+ * before (1): 422, nothing stored.
+ *
  * <p>Load is shed ({@code service_overloaded}, nothing stored) only at saturation: when statement (1) does not start within
  * {@code payments.capture.database-wait-budget}, or when no PSP permit of the instance's {@link PspConcurrencyLimit}
  * frees up within {@code payments.psp.limit.max-wait} (then the claimed payment is dropped and the key released, as
@@ -99,6 +102,7 @@ public class CaptureService {
 
     public Uni<CaptureOutcome> capture(
             Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
+        psp.requireTakes(request.amount(), request.currency());
         byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
         return claims.submit(new NewPayment(
                         UUID.randomUUID(),

@@ -1,7 +1,9 @@
 package com.payments.api.client;
 
+import com.payments.api.common.Refusal;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.AmountRefusal;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
 import com.payments.psp.port.PspPort;
@@ -35,6 +37,37 @@ public class PspGateway {
     public PspGateway(PspPort port, MeterRegistry registry) {
         this.port = port;
         this.registry = registry;
+    }
+
+    /**
+     * Refuses, before anything is stored, an amount the active PSP cannot take (docs/api.md, Errors): {@code
+     * currency_not_supported_by_psp} or {@code amount_not_supported_by_psp}, 422. The sandbox takes every amount;
+     * Stripe's units differ from ISO 4217's for some currencies (docs/stripe.md, "Currencies").
+     *
+     * @param amount ISO 4217 minor units
+     */
+    public void requireTakes(long amount, String currency) {
+        AmountRefusal refusal = port.refusal(amount, currency);
+        if (refusal == null) {
+            return;
+        }
+        throw switch (refusal) {
+            case CURRENCY_NOT_SUPPORTED ->
+                new Refusal(
+                        Refusal.Kind.UNPROCESSABLE,
+                        "currency_not_supported_by_psp",
+                        "Currency not supported by the payment provider",
+                        "The payment provider does not take this currency; nothing was stored",
+                        null);
+            case AMOUNT_NOT_REPRESENTABLE ->
+                new Refusal(
+                        Refusal.Kind.UNPROCESSABLE,
+                        "amount_not_supported_by_psp",
+                        "Amount not supported by the payment provider",
+                        "The payment provider cannot take this amount in this currency (e.g. whole units only, or a"
+                                + " last digit of 0 for three-decimal currencies); nothing was stored",
+                        null);
+        };
     }
 
     /**

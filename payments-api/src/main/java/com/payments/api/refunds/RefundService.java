@@ -2,6 +2,7 @@ package com.payments.api.refunds;
 
 import com.payments.api.Merchant;
 import com.payments.api.RefundAccepted;
+import com.payments.api.client.PspGateway;
 import com.payments.api.common.ApiMetrics;
 import com.payments.api.common.Json;
 import com.payments.api.common.Refusal;
@@ -32,7 +33,8 @@ import java.util.UUID;
  * refunds-worker executes the refund (docs/refunds.md).
  *
  * <p>A refused reservation ({@code not_found}, {@code payment_outcome_pending}, {@code payment_not_refundable} or {@code
- * refund_exceeds_refundable}) writes nothing, key included: the same key may be sent again once the payment allows
+ * refund_exceeds_refundable}, or {@code amount_not_supported_by_psp} for an amount the PSP cannot take in the
+ * payment's currency) writes nothing, key included: the same key may be sent again once the payment allows
  * it. A key already used answers first: the stored answer (replay), or {@code idempotency_key_reused} for another
  * request under it. A reservation
  * whose statement does not start within {@code payments.capture.database-wait-budget} is shed: {@code
@@ -47,6 +49,7 @@ public class RefundService {
     private final StoredAnswers answers;
     private final Json json;
     private final ApiMetrics metrics;
+    private final PspGateway psp;
     private final int inFlightRetryAfterSeconds;
     private final int outcomePendingRetryAfterSeconds;
     private final int overloadedRetryAfterSeconds;
@@ -58,6 +61,7 @@ public class RefundService {
             StoredAnswers answers,
             Json json,
             ApiMetrics metrics,
+            PspGateway psp,
             ApiConfig apiConfig,
             RefundConfig config) {
         this.pool = pool;
@@ -65,6 +69,7 @@ public class RefundService {
         this.answers = answers;
         this.json = json;
         this.metrics = metrics;
+        this.psp = psp;
         this.inFlightRetryAfterSeconds = apiConfig.idempotency().inFlightRetryAfterSeconds();
         this.outcomePendingRetryAfterSeconds = config.outcomePendingRetryAfterSeconds();
         this.overloadedRetryAfterSeconds = apiConfig.psp().unavailableRetryAfterSeconds();
@@ -87,6 +92,7 @@ public class RefundService {
             if (!"CAPTURED".equals(found.paymentStatus())) {
                 return Uni.createFrom().failure(refused(found.paymentStatus()));
             }
+            psp.requireTakes(request.amount(), found.currency());
             return reserve(merchant, paymentId, key, hash, request, found, traceHeaders);
         });
     }

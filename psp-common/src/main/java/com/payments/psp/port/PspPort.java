@@ -20,6 +20,16 @@ public interface PspPort {
     /** {@code sandbox} or {@code stripe}: the value of {@code psp.provider} that selects this adapter. */
     String provider();
 
+    /**
+     * Whether the PSP can take {@code amount} (ISO 4217 minor units, positive) of {@code currency}: null when it can,
+     * else why not. CPU only; callers ask before they store anything, so that a refused amount changes nothing. The
+     * sandbox protocol takes every amount (the default); Stripe has its own units per currency (docs/stripe.md,
+     * "Currencies").
+     */
+    default AmountRefusal refusal(long amount, String currency) {
+        return null;
+    }
+
     /** Charges once per {@link ChargeRequest#paymentId()} (it is the idempotency key), capturing at once. */
     Uni<ChargeResult> charge(ChargeRequest request);
 

@@ -1,6 +1,7 @@
 package com.payments.psp.settlement;
 
 import com.payments.psp.port.SettlementLine;
+import com.payments.psp.stripe.StripeCurrencies;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -11,13 +12,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Stripe's itemized payout reconciliation report ({@code payout_reconciliation.itemized.5}, CSV), run with our
- * metadata columns: one balance transaction per line, amounts in major units ({@code 25.00}; zero-decimal currencies
- * unscaled), currencies lower case, times {@code yyyy-MM-dd HH:mm:ss} UTC. Columns are found by name, so a report with
- * more columns or another order reads the same; {@link #REQUIRED} must be there.
+ * metadata columns: one balance transaction per line, amounts in major units ({@code 25.00}; Stripe's zero-decimal
+ * currencies unscaled, three-decimal ones with three digits), read in ISO minor units, currencies lower case, times
+ * {@code yyyy-MM-dd HH:mm:ss} UTC. Columns are found by name, so a report with more columns or another order reads the
+ * same; {@link #REQUIRED} must be there.
  */
 public final class StripeItemizedReport {
     /** The columns the reconciliation reads; the report must be run with the two metadata columns. */
@@ -31,11 +32,6 @@ public final class StripeItemizedReport {
             "source_id",
             "payment_metadata[payment_id]",
             "refund_metadata[refund_id]");
-
-    /** Stripe's zero-decimal currencies: their amounts are printed without a decimal point. */
-    static final Set<String> ZERO_DECIMAL = Set.of(
-            "BIF", "CLP", "DJF", "GNF", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "UGX", "VND", "VUV", "XAF", "XOF",
-            "XPF");
 
     private static final DateTimeFormatter CREATED = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
@@ -134,10 +130,13 @@ public final class StripeItemizedReport {
         };
     }
 
-    /** Major units as the report prints them ({@code -25.00}) in minor units; exact, or the line is malformed. */
+    /**
+     * Major units as the report prints them ({@code -25.00}, {@code 5000} JPY, {@code 5.120} KWD) in ISO minor units
+     * of the currency ({@link StripeCurrencies#isoDigits}); exact, or the line is malformed.
+     */
     static long minor(String major, String currency, String name, long lineNo) {
         try {
-            BigDecimal value = new BigDecimal(major).movePointRight(ZERO_DECIMAL.contains(currency) ? 0 : 2);
+            BigDecimal value = new BigDecimal(major).movePointRight(StripeCurrencies.isoDigits(currency));
             if (value.abs().compareTo(BigDecimal.valueOf(1_000_000_000_000L)) > 0) {
                 throw new SettlementFormatException(lineNo, name + " above 10^12 minor units");
             }

@@ -10,7 +10,7 @@ import com.payments.psp.settlement.StripeItemizedReport;
 import java.time.Instant;
 import java.util.Locale;
 
-/** Stripe's events and balance transactions as the port's values. */
+/** Stripe's events and balance transactions as the port's values, in ISO minor units ({@link StripeCurrencies}). */
 final class StripeMapping {
 
     private StripeMapping() {}
@@ -69,10 +69,25 @@ final class StripeMapping {
         };
     }
 
-    /** The event's fields that every type shares (id, time, the object's id, amount and currency) and the given. */
+    /**
+     * The event's fields that every type shares (id, time, the object's id, amount and currency) and the given. The
+     * amount of an event we act on is converted to ISO minor units; one without an exact value there cannot be about
+     * our money and is refused rather than read in other units.
+     */
     private static PspEvent event(
             JsonNode event, PspEvent.Type type, String paymentId, String refundId, String pspChargeId, String code) {
         JsonNode object = event.path("data").path("object");
+        long amount = object.path("amount").asLong(0);
+        String currency = currency(object);
+        if (type != PspEvent.Type.IGNORED && amount != 0) {
+            try {
+                amount = StripeCurrencies.toIso(amount, currency);
+            } catch (ArithmeticException e) {
+                throw new WebhookRejectedException(
+                        WebhookRejectedException.Reason.NOT_AN_EVENT,
+                        "the event's amount has no exact value in ISO minor units of its currency");
+            }
+        }
         return new PspEvent(
                 text(event.path("id")),
                 type,
@@ -81,8 +96,8 @@ final class StripeMapping {
                 refundId,
                 pspChargeId,
                 text(object.path("id")),
-                object.path("amount").asLong(0),
-                currency(object),
+                amount,
+                currency,
                 code,
                 text(event.path("type")));
     }
@@ -100,9 +115,10 @@ final class StripeMapping {
         }
         JsonNode source = txn.path("source");
         String sourceId = source.isObject() ? text(source.path("id")) : text(source);
-        long amount = Math.abs(txn.path("amount").asLong());
-        long fee = txn.path("fee").asLong();
         String currency = currency(txn);
+        long signedAmount = iso(txn, "amount", currency);
+        long amount = Math.abs(signedAmount);
+        long fee = iso(txn, "fee", currency);
         Instant at = Instant.ofEpochSecond(txn.path("created").asLong());
         JsonNode intent = source.path("payment_intent");
         String paymentId = text(intent.path("metadata").path(StripePsp.METADATA_PAYMENT));
@@ -114,10 +130,18 @@ final class StripeMapping {
             case "CHARGEBACK" -> new SettlementLine(sourceId, type, paymentId, amount, fee, currency, at);
             case "REFUND", "REFUND_FAILURE" -> new SettlementLine(sourceId, type, refundId, amount, fee, currency, at);
             // A fee debits the balance (negative); a credit stays negative here, which the reconciler refuses.
-            default ->
-                new SettlementLine(
-                        text(txn.path("id")), type, null, -txn.path("amount").asLong(), fee, currency, at);
+            default -> new SettlementLine(text(txn.path("id")), type, null, -signedAmount, fee, currency, at);
         };
+    }
+
+    /** A balance transaction's amount field in ISO minor units; one without an exact value there fails the read. */
+    private static long iso(JsonNode txn, String field, String currency) {
+        try {
+            return StripeCurrencies.toIso(txn.path(field).asLong(), currency);
+        } catch (ArithmeticException e) {
+            throw new IllegalStateException("Stripe balance transaction " + text(txn.path("id")) + ": its " + field
+                    + " has no exact value in ISO minor units of " + currency);
+        }
     }
 
     private static String idOf(JsonNode node) {

@@ -9,6 +9,7 @@ import com.payments.psp.PspCallMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
 import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.AmountRefusal;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
@@ -59,6 +60,13 @@ public final class StripePsp implements PspPort {
      * first attempt until which a re-send with the same key gets the same answer.
      */
     static final Duration STRIPE_KEY_TTL = Duration.ofHours(24);
+
+    /**
+     * The detail of a charge or refund whose amount Stripe cannot represent ({@link StripeCurrencies}): nothing is
+     * sent. payments-api refuses such amounts before it stores them, so only a request stored before that check gets
+     * here; it may have been sent then in other units, so it is left to an operator, never declined.
+     */
+    public static final String AMOUNT_NOT_REPRESENTABLE = "amount_not_representable";
 
     /** The {@link ChargeResult#detail()} prefix of a 5xx Stripe replayed under our key ({@code Idempotent-Replayed}). */
     static final String REPLAYED = "replayed_";
@@ -119,6 +127,11 @@ public final class StripePsp implements PspPort {
         client.close();
     }
 
+    @Override
+    public AmountRefusal refusal(long amount, String currency) {
+        return StripeCurrencies.refusal(amount, currency);
+    }
+
     // ---------------------------------------------------------------- charges
 
     @Override
@@ -127,7 +140,13 @@ public final class StripePsp implements PspPort {
     }
 
     private Uni<ChargeResult> chargeCall(ChargeRequest request) {
-        return call(HttpMethod.POST, "/v1/payment_intents", chargeForm(request), request.paymentId())
+        String form;
+        try {
+            form = chargeForm(request);
+        } catch (ArithmeticException e) {
+            return Uni.createFrom().item(ChargeResult.attention(null, AMOUNT_NOT_REPRESENTABLE));
+        }
+        return call(HttpMethod.POST, "/v1/payment_intents", form, request.paymentId())
                 .map(StripePsp::chargeOutcome)
                 .onFailure(StripePsp::sent)
                 .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
@@ -136,11 +155,13 @@ public final class StripePsp implements PspPort {
     /**
      * A PaymentIntent created and confirmed at once, captured automatically, cards only (no redirect methods, so no
      * {@code return_url}); {@code pm_…} goes as {@code payment_method}, a card token {@code tok_…} as {@code
-     * payment_method_data[card][token]}.
+     * payment_method_data[card][token]}. The amount in Stripe's units ({@link StripeCurrencies}).
+     *
+     * @throws ArithmeticException when Stripe cannot represent the amount
      */
     static String chargeForm(ChargeRequest request) {
         Form form = new Form()
-                .add("amount", Long.toString(request.amount()))
+                .add("amount", Long.toString(StripeCurrencies.toStripe(request.amount(), request.currency())))
                 .add("currency", request.currency().toLowerCase(Locale.ROOT))
                 .add("confirm", "true")
                 .add("capture_method", "automatic")
@@ -179,7 +200,10 @@ public final class StripePsp implements PspPort {
         return answer.replayed() && answer.status() >= 500 ? REPLAYED : "";
     }
 
-    /** A PaymentIntent's status as our outcome. */
+    /**
+     * A PaymentIntent's status as our outcome, its amount in ISO minor units. An amount that has no exact value in
+     * them cannot be ours: UNKNOWN with {@code needsAttention}, never settled.
+     */
     static ChargeResult intentOutcome(JsonNode intent) {
         String id = text(intent.path("id"));
         String status = text(intent.path("status"));
@@ -205,9 +229,15 @@ public final class StripePsp implements PspPort {
                     default ->
                         ChargeResult.unknown(id, status); // requires_action, processing, requires_confirmation, …
                 };
-        return result.withMoney(
-                amount.canConvertToLong() && amount.isIntegralNumber() ? amount.asLong() : null,
-                currency == null ? null : currency.toUpperCase(Locale.ROOT));
+        String iso = currency == null ? null : currency.toUpperCase(Locale.ROOT);
+        if (!amount.canConvertToLong() || !amount.isIntegralNumber() || iso == null) {
+            return result.withMoney(null, iso);
+        }
+        try {
+            return result.withMoney(StripeCurrencies.toIso(amount.asLong(), iso), iso);
+        } catch (ArithmeticException e) {
+            return ChargeResult.attention(id, AMOUNT_NOT_REPRESENTABLE).withMoney(null, iso);
+        }
     }
 
     /**
@@ -315,9 +345,15 @@ public final class StripePsp implements PspPort {
     }
 
     private Uni<RefundResult> refundCall(RefundRequest request) {
+        long amount;
+        try {
+            amount = StripeCurrencies.toStripe(request.amount(), request.currency());
+        } catch (ArithmeticException e) {
+            return Uni.createFrom().item(RefundResult.attention(null, AMOUNT_NOT_REPRESENTABLE));
+        }
         String form = new Form()
                 .add("payment_intent", request.pspChargeId())
-                .add("amount", Long.toString(request.amount()))
+                .add("amount", Long.toString(amount))
                 .add("metadata[" + METADATA_REFUND + "]", request.refundId())
                 .add("metadata[" + METADATA_PAYMENT + "]", request.paymentId())
                 .toString();

@@ -56,6 +56,36 @@ class SettlementFilesTest {
     }
 
     @Test
+    void theReportsMajorUnitsBecomeIsoMinorUnitsOfEachCurrency() throws Exception {
+        // Stripe prints major units: JPY and MGA without decimals, KWD with three, ISK with two (always .00)
+        List<Numbered> lines = read(REPORT_HEADER
+                + "txn_1,po_1,2031-04-02 12:00:00,jpy,5000,150,4850,charge,ch_1,,pi_1,,pay-1,\n"
+                + "txn_2,po_1,2031-04-02 12:00:00,kwd,5.120,0.250,4.870,charge,ch_2,,pi_2,,pay-2,\n"
+                + "txn_3,po_1,2031-04-02 12:00:00,kwd,-1.230,0.000,-1.230,refund,re_3,,pi_2,,pay-2,ref-3\n"
+                + "txn_4,po_1,2031-04-02 12:00:00,isk,5000.00,150.00,4850.00,charge,ch_4,,pi_4,,pay-4,\n"
+                + "txn_5,po_1,2031-04-02 12:00:00,mga,5000,100,4900,charge,ch_5,,pi_5,,pay-5,\n");
+        Instant noon = Instant.parse("2031-04-02T12:00:00Z");
+        assertThat(lines)
+                .extracting(Numbered::line)
+                .containsExactly(
+                        new SettlementLine("pi_1", "CHARGE", "pay-1", 5000, 150, "JPY", noon),
+                        new SettlementLine("pi_2", "CHARGE", "pay-2", 5120, 250, "KWD", noon),
+                        new SettlementLine("re_3", "REFUND", "ref-3", 1230, 0, "KWD", noon),
+                        new SettlementLine("pi_4", "CHARGE", "pay-4", 5000, 150, "ISK", noon),
+                        new SettlementLine("pi_5", "CHARGE", "pay-5", 500_000, 10_000, "MGA", noon));
+    }
+
+    @Test
+    void aReportAmountFinerThanTheIsoMinorUnitIsRejected() {
+        // 5,000.50 ISK cannot be booked in ISO minor units (the krona has none)
+        assertThatThrownBy(() -> read(
+                        REPORT_HEADER + "txn_1,po_1,2031-04-02 12:00:00,isk,5000.50,0,5000.50,charge,ch_1,,pi_1,,p,\n"))
+                .isInstanceOf(SettlementFormatException.class)
+                .hasMessageContaining("line 2")
+                .hasMessageContaining("gross");
+    }
+
+    @Test
     void aReportLineThatIsNotExactIsRejectedWithItsNumber() {
         assertThatThrownBy(() ->
                         read(REPORT_HEADER + "txn_1,po_1,2031-04-02 12:00:00,eur,1.005,0,1,charge,ch_1,,pi_1,,p,\n"))

@@ -94,7 +94,8 @@ class StripePspWireMockTest {
     }
 
     static String intent(String status) {
-        return "{\"id\":\"pi_wm\",\"object\":\"payment_intent\",\"status\":\"" + status + "\",\"amount\":100}";
+        return "{\"id\":\"pi_wm\",\"object\":\"payment_intent\",\"status\":\"" + status
+                + "\",\"amount\":100,\"currency\":\"eur\"}";
     }
 
     static ChargeResult await(Uni<ChargeResult> uni) {
@@ -123,7 +124,7 @@ class StripePspWireMockTest {
                 .willReturn(aResponse().withStatus(200).withBody(intent("succeeded"))));
 
         assertThat(await(psp.charge(charge("pay-1"))))
-                .isEqualTo(ChargeResult.captured("pi_wm").withMoney(100L, null));
+                .isEqualTo(ChargeResult.captured("pi_wm").withMoney(100L, "EUR"));
         stripe.verify(
                 3,
                 postRequestedFor(urlEqualTo("/v1/payment_intents"))
@@ -162,7 +163,7 @@ class StripePspWireMockTest {
                         .withBody("{\"error\":{\"type\":\"invalid_request_error\",\"message\":\"Invalid API Key\"}}")));
 
         assertThat(await(psp.charge(charge("processing"))))
-                .isEqualTo(ChargeResult.unknown("pi_wm", "processing").withMoney(100L, null));
+                .isEqualTo(ChargeResult.unknown("pi_wm", "processing").withMoney(100L, "EUR"));
         assertThat(await(psp.charge(charge("down")))).isEqualTo(ChargeResult.unknown(null, "http_503"));
         StripePsp impatient = adapter(URI.create("http://127.0.0.1:" + stripe.port()), null, Duration.ofMillis(1500));
         try {

@@ -3,12 +3,10 @@ package com.payments.sandbox.stripe;
 import com.payments.sandbox.stripe.StripeService.BalanceTxn;
 import com.payments.sandbox.stripe.StripeService.Intent;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Set;
 
 /**
  * The itemized payout reconciliation report ({@code payout_reconciliation.itemized.5}) of one sandbox payout as CSV:
@@ -23,11 +21,6 @@ public class StripeReport {
             "automatic_payout_id,balance_transaction_id,created_utc,available_on_utc,currency,gross,"
                     + "fee,net,reporting_category,source_id,description,payment_intent_id,charge_id,refund_id,dispute_id,"
                     + "payment_metadata[payment_id],refund_metadata[refund_id]\n";
-
-    /** Currencies without minor units (Stripe's zero-decimal currencies). */
-    static final Set<String> ZERO_DECIMAL = Set.of(
-            "bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof",
-            "xpf");
 
     private static final DateTimeFormatter UTC =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
@@ -68,11 +61,12 @@ public class StripeReport {
         return csv.toString();
     }
 
-    /** Minor units as Stripe's reports print them: {@code 2500 eur} is {@code 25.00}, {@code 2500 jpy} is {@code 2500}. */
+    /**
+     * Minor units as Stripe's reports print them: {@code 2500 eur} is {@code 25.00}, {@code 2500 jpy} is {@code 2500},
+     * {@code 5120 kwd} is {@code 5.120}.
+     */
     static String major(long minor, String currency) {
-        return ZERO_DECIMAL.contains(currency)
-                ? Long.toString(minor)
-                : BigDecimal.valueOf(minor, 2).toPlainString();
+        return StripeAmounts.major(minor, currency);
     }
 
     /** RFC 4180: quoted when it holds a comma, quote or line break. */

@@ -306,6 +306,13 @@ public class StripeService {
         if (!currency.matches("[A-Za-z]{3}")) {
             return StripeErrors.invalid("parameter_invalid_string", "Invalid currency.", "currency");
         }
+        Reply units = StripeAmounts.currencyError(currency);
+        if (units == null) {
+            units = StripeAmounts.amountError(Long.parseLong(params.get("amount")), currency);
+        }
+        if (units != null) {
+            return units;
+        }
         String capture = params.get("capture_method");
         if (capture != null && !capture.equals("automatic") && !capture.equals("automatic_async")) {
             return StripeErrors.invalid(
@@ -406,7 +413,7 @@ public class StripeService {
             return StripeErrors.cardDeclined(declineCode, chargeId, json);
         }
         if (intent.succeeded()) {
-            long fee = settlements.fee("CHARGE", amount);
+            long fee = StripeAmounts.fee(settlements.fee("CHARGE", amount), currency);
             BalanceTxn txn = book("charge", "charge", amount, fee, currency, now, chargeId, "Payment " + intent.id);
             intent.balanceTransaction = txn.id();
             counters.countChargeMovement(reference);
@@ -509,6 +516,12 @@ public class StripeService {
                     intentId != null
                             ? StripeErrors.invalid("resource_missing", "No such payment_intent.", "payment_intent")
                             : StripeErrors.invalid("resource_missing", "No such charge.", "charge"));
+        }
+        Reply units = params.get("amount") == null
+                ? null
+                : StripeAmounts.amountError(Long.parseLong(params.get("amount")), intent.currency);
+        if (units != null) {
+            return Handled.of(units);
         }
         Map<String, String> metadata = params.metadata();
         String reference = metadata.getOrDefault("refund_id", key);
