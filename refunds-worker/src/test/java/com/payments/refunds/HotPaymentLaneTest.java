@@ -83,7 +83,7 @@ class HotPaymentLaneTest {
     @BeforeEach
     void setUp() {
         fx = new Fixtures(pool, mapper, pspUrl);
-        int management = ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
+        int management = managementPort();
         readinessProbe = Executors.newSingleThreadScheduledExecutor();
         readinessProbe.scheduleWithFixedDelay(
                 () -> {
@@ -156,9 +156,18 @@ class HotPaymentLaneTest {
                                 .toArray(String[]::new)))
                 .as("ledger transactions of the hot payment's refunds")
                 .isEqualTo(HOT_REFUNDS);
+        String metrics =
+                RestAssured.given().port(managementPort()).get("/q/metrics").asString();
+        assertThat(metrics)
+                .as("records handed to the sync")
+                .containsPattern("(?m)^refunds_commands_handed_off_total [1-9]");
         assertThat(notReady)
                 .as("readiness DOWN after the hot payment's records came at " + hotPublished)
                 .isEmpty();
+    }
+
+    private static int managementPort() {
+        return ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
     }
 
     /** One payment each, one refund each, reserved. */
