@@ -30,6 +30,20 @@ public interface RefundsConfig {
     /** The gauges read from PostgreSQL and the broker (pending refunds, dead-letter topic). */
     Metrics metrics();
 
+    /** The refund-commands consumer's per-payment lanes. */
+    Lanes lanes();
+
+    interface Lanes {
+        /**
+         * Records of one payment that may wait behind its running one. A record that comes when its payment already
+         * has this many waiting is handed to the pending-refund sync (its refund made due at once) and acknowledged,
+         * so that a lane's last record is acknowledged within (1 + this) × (PSP timeout + two short transactions),
+         * well below {@code throttled.unprocessed-record-max-age.ms}.
+         */
+        @WithDefault("4")
+        int maxWaiting();
+    }
+
     interface Metrics {
         /**
          * Period of the refresh on each instance (a Quarkus scheduler {@code every} value; {@code off} disables it):

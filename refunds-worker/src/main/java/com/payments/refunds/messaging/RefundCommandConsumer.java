@@ -21,6 +21,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -29,11 +30,14 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * Consumes {@code refund-commands}, many records at once and one at a time per payment (the record key), in their
  * order: see {@link KeyedLanes}. The records in flight are twice the current PSP limit ({@link PspConcurrencyLimit}),
  * so that the PSP calls, not the database phases around them, fill it; the connector waits while they are all taken.
- * A record is acknowledged after its outcome transaction committed, and the throttled commit strategy commits an
- * offset only once every record before it is acknowledged too. A record that fails (unparseable, invalid, or failing
- * after {@code refunds.processing.retries} retries) is first recorded in {@code refund_dead_letters} (the operator
- * console's DLQ), then nacked, and goes to {@code refund-commands-dlq} with the reason in its {@code dead-letter-reason}
- * header.
+ * A payment's lane holds at most {@code refunds.lanes.max-waiting} records behind its running one; a record beyond
+ * that is handed to the pending-refund sync (its refund made due in the database), so that no record waits past
+ * {@code throttled.unprocessed-record-max-age.ms} and one payment's refunds cannot hold the others back. A record is
+ * acknowledged after its outcome transaction (or its hand-off) committed, and the throttled commit strategy commits
+ * an offset only once every record before it is acknowledged too. A record that fails (unparseable, invalid, or
+ * failing after {@code refunds.processing.retries} retries) is first recorded in {@code refund_dead_letters} (the
+ * operator console's DLQ), then nacked, and goes to {@code refund-commands-dlq} with the reason in its
+ * {@code dead-letter-reason} header.
  */
 @ApplicationScoped
 public class RefundCommandConsumer {
@@ -66,7 +70,7 @@ public class RefundCommandConsumer {
         this.mapper = mapper;
         this.processing = config.processing();
         this.tracing = tracing;
-        this.lanes = new KeyedLanes(() -> 2 * pspLimit.limit());
+        this.lanes = new KeyedLanes(() -> 2 * pspLimit.limit(), config.lanes().maxWaiting());
         Gauge.builder("refunds.commands.in.flight", lanes, KeyedLanes::admitted)
                 .description("refund-commands records admitted and not yet acknowledged")
                 .register(registry);
@@ -79,11 +83,41 @@ public class RefundCommandConsumer {
         String key = metadata.map(m -> (String) m.getKey()).orElse(null);
         Headers headers = metadata.map(IncomingKafkaRecordMetadata::getHeaders).orElse(null);
         return lanes.submit(
-                key, () -> tracing.process("refund-commands", headers, key, () -> process(message.getPayload()))
-                        .onItemOrFailure()
-                        .transformToUni((ignored, failure) -> failure == null
-                                ? Uni.createFrom().completionStage(message.ack())
-                                : deadLetter(message, metadata, key, failure)));
+                key,
+                () -> handle(message, metadata, key, headers, service::execute),
+                () -> handle(message, metadata, key, headers, this::handOff));
+    }
+
+    /** Runs {@code action} on the record's command, then acks the record, or dead-letters it when that failed. */
+    private Uni<Void> handle(
+            Message<String> message,
+            Optional<IncomingKafkaRecordMetadata> metadata,
+            String key,
+            Headers headers,
+            Function<RefundRequested, Uni<Void>> action) {
+        return tracing.process("refund-commands", headers, key, () -> process(message.getPayload(), action))
+                .onItemOrFailure()
+                .transformToUni((ignored, failure) -> failure == null
+                        ? Uni.createFrom().completionStage(message.ack())
+                        : deadLetter(message, metadata, key, failure));
+    }
+
+    /**
+     * The record came while its payment's lane was full: instead of waiting there (past the record's time budget,
+     * and taking a slot from other payments), the refund is left to the pending-refund sync, due at once, and the
+     * record is acknowledged once that is committed.
+     */
+    private Uni<Void> handOff(RefundRequested command) {
+        return service.handOff(command)
+                .invoke(handed -> {
+                    if (handed) {
+                        metrics.handedOff();
+                        Log.infof(
+                                "refund %s handed to the pending-refund sync: the lane of payment %s is full (command %s)",
+                                command.refundId(), command.paymentId(), command.eventId());
+                    }
+                })
+                .replaceWithVoid();
     }
 
     /**
@@ -137,7 +171,7 @@ public class RefundCommandConsumer {
         }
     }
 
-    private Uni<Void> process(String value) {
+    private Uni<Void> process(String value, Function<RefundRequested, Uni<Void>> action) {
         RefundRequested command;
         try {
             command = parse(value);
@@ -145,7 +179,7 @@ public class RefundCommandConsumer {
             return Uni.createFrom().failure(e);
         }
         Span.current().setAttribute(RecordTracing.REFUND_ID, command.refundId().toString());
-        return service.execute(command)
+        return action.apply(command)
                 .onFailure(e -> !(e instanceof InvalidCommandException))
                 .retry()
                 .withBackOff(processing.initialBackoff(), processing.maxBackoff())

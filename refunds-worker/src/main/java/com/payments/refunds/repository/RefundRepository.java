@@ -95,6 +95,19 @@ public class RefundRepository {
                 .map(RefundRepository::toList);
     }
 
+    /**
+     * Makes a PENDING refund that nobody scheduled due for the sync at once ({@code next_attempt_at = now()}); a
+     * refund under a lease or with a retry scheduled keeps its time. Returns whether it changed the row.
+     */
+    public Uni<Boolean> scheduleNow(SqlClient client, UUID refundId) {
+        return client.preparedQuery(
+                        """
+                        UPDATE refunds SET next_attempt_at = now()
+                         WHERE id = $1 AND status = 'PENDING' AND next_attempt_at IS NULL""")
+                .execute(Tuple.of(refundId))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
     /** PENDING → SUCCEEDED; false when the refund was no longer PENDING. */
     public Uni<Boolean> succeed(SqlClient client, UUID refundId, String pspReference) {
         return settle(client, refundId, "SUCCEEDED", pspReference, null);

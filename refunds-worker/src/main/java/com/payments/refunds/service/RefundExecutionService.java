@@ -127,8 +127,43 @@ public class RefundExecutionService {
                 });
     }
 
+    /**
+     * Leaves the refund of a command to the pending-refund sync instead of executing it here: after the same checks as
+     * {@link #execute} (a known event, an unknown refund or a disagreeing command, a final refund), one guarded
+     * statement makes a PENDING refund that nobody scheduled due at once. Returns whether it did; false when the
+     * command needs nothing (a lease or a retry already owns the refund, or it is final). Records no event id: the row
+     * says what is left to do, as for a command whose claim lost.
+     */
+    public Uni<Boolean> handOff(RefundRequested command) {
+        return pool.withTransaction(conn -> consumed.seen(conn, config.consumerName(), command.eventId())
+                .flatMap(seen -> seen ? Uni.createFrom().nullItem() : pendingFor(conn, command))
+                .flatMap(refund ->
+                        refund == null ? Uni.createFrom().item(false) : refunds.scheduleNow(conn, refund.id())));
+    }
+
     /** Claims the refund of a fresh command, or returns null when there is nothing to execute. */
     private Uni<Refund> claimFor(SqlClient conn, RefundRequested command) {
+        return pendingFor(conn, command).flatMap(found -> {
+            if (found == null) {
+                return Uni.createFrom().nullItem();
+            }
+            return refunds.claim(conn, found.id(), config.sync().lease()).invoke(claimed -> {
+                if (claimed == null) {
+                    // Not recorded as consumed: the row, not this record, says what is left to do.
+                    Log.infof(
+                            "refund %s not claimed (another claim holds its lease, its retry is not due, or it just"
+                                    + " became final): command %s acknowledged, the pending-refund sync completes it",
+                            found.id(), command.eventId());
+                }
+            });
+        });
+    }
+
+    /**
+     * The PENDING refund of a fresh command; null (the event id recorded) when the refund is final; fails with
+     * {@link InvalidCommandException} for an unknown refund or a command that disagrees with it.
+     */
+    private Uni<Refund> pendingFor(SqlClient conn, RefundRequested command) {
         return refunds.find(conn, command.refundId()).flatMap(found -> {
             if (found == null) {
                 return Uni.createFrom().failure(new InvalidCommandException("unknown refund " + command.refundId()));
@@ -144,15 +179,7 @@ public class RefundExecutionService {
                 return consumed.record(conn, config.consumerName(), command.eventId())
                         .replaceWith((Refund) null);
             }
-            return refunds.claim(conn, found.id(), config.sync().lease()).invoke(claimed -> {
-                if (claimed == null) {
-                    // Not recorded as consumed: the row, not this record, says what is left to do.
-                    Log.infof(
-                            "refund %s not claimed (another claim holds its lease, its retry is not due, or it just"
-                                    + " became final): command %s acknowledged, the pending-refund sync completes it",
-                            found.id(), command.eventId());
-                }
-            });
+            return Uni.createFrom().item(found);
         });
     }
 

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Business metrics of refunds-worker (Prometheus names, docs/refunds.md "Metrics"): counters
- * {@code refunds_outcomes_total{outcome}} and {@code refunds_dead_lettered_total{reason}}, the histogram
+ * {@code refunds_outcomes_total{outcome}}, {@code refunds_dead_lettered_total{reason}} and
+ * {@code refunds_commands_handed_off_total}, the histogram
  * {@code refunds_psp_latency_seconds{call,outcome}}, and the gauges {@code refunds_pending},
  * {@code refunds_pending_oldest_age_seconds} and {@code refunds_dlq_records}, refreshed by {@link RefundsGauges}.
  */
@@ -29,6 +30,7 @@ public class RefundsMetrics {
     private final AtomicLong pending = new AtomicLong();
     private final AtomicLong oldestPendingSeconds = new AtomicLong();
     private final AtomicLong dlqRecords = new AtomicLong();
+    private final Counter handedOff;
 
     public RefundsMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -40,6 +42,9 @@ public class RefundsMetrics {
                 .register(registry);
         Gauge.builder("refunds.dlq.records", dlqRecords, AtomicLong::get)
                 .description("Records in the refund-commands dead-letter topic (end minus start offsets)")
+                .register(registry);
+        handedOff = Counter.builder("refunds.commands.handed.off")
+                .description("refund-commands records whose refund was handed to the sync because its lane was full")
                 .register(registry);
         // Exported at 0 from the start, so that rate() and increase() see the first one.
         OUTCOMES.forEach(o -> outcomes.put(o, registry.counter("refunds.outcomes", "outcome", o)));
@@ -57,6 +62,11 @@ public class RefundsMetrics {
         deadLettered
                 .computeIfAbsent(reason, r -> registry.counter("refunds.dead.lettered", "reason", r))
                 .increment();
+    }
+
+    /** A record's refund was handed to the pending-refund sync: its payment's lane was full. */
+    public void handedOff() {
+        handedOff.increment();
     }
 
     /** call: refund or lookup; outcome: succeeded, failed, rejected, not_found, or error (no answer). */
