@@ -1,8 +1,8 @@
 package com.payments.api.webhooks;
 
 import com.payments.api.Payment;
-import com.payments.api.capture.PaymentRepository;
 import com.payments.api.common.OutboxRow;
+import com.payments.api.payment.PaymentRepository;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;

@@ -1,9 +1,9 @@
-package com.payments.api.resolver;
+package com.payments.api.payment;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.operations.OperationsRepository;
+import com.payments.api.common.OperationsRepository;
 import com.payments.api.resolver.ResolverRepository.Locked;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
