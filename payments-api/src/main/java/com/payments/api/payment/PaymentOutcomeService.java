@@ -32,7 +32,7 @@ public class PaymentOutcomeService {
      * here resolves it.
      */
     public static final String DEADLINE_REASON = "resolver_deadline";
-    /** The item of a PSP answer only an operator could settle (resolver.PspChargeAttention); resolved alike. */
+    /** The item of a PSP answer only an operator could settle ({@link PspChargeAttention}); resolved alike. */
     public static final String ATTENTION_REASON = "psp_charge_needs_attention";
 
     /** The payment after the call and whether this call moved it (false: another path recorded an outcome first). */

@@ -9,10 +9,10 @@ import com.payments.api.common.Refusal;
 import com.payments.api.config.ResolutionConfig;
 import com.payments.api.payment.PaymentOutcome;
 import com.payments.api.payment.PaymentOutcomeService;
+import com.payments.api.payment.PaymentRepository;
+import com.payments.api.payment.PaymentRepository.Locked;
 import com.payments.api.payment.PspAmountMismatch;
 import com.payments.api.resolver.ResolverMetrics;
-import com.payments.api.resolver.ResolverRepository;
-import com.payments.api.resolver.ResolverRepository.Locked;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentDisputed;
 import com.payments.contracts.tracing.TraceHeaders;
@@ -51,7 +51,6 @@ public class WebhookService {
     private final PspPort psp;
     private final PspConfig pspConfig;
     private final WebhookRepository events;
-    private final ResolverRepository payments;
     private final OperationsRepository operations;
     private final PspAmountMismatch mismatch;
     private final PaymentOutcomeService outcomes;
@@ -66,7 +65,6 @@ public class WebhookService {
             PspPort psp,
             PspConfig pspConfig,
             WebhookRepository events,
-            ResolverRepository payments,
             OperationsRepository operations,
             PspAmountMismatch mismatch,
             PaymentOutcomeService outcomes,
@@ -79,7 +77,6 @@ public class WebhookService {
         this.psp = psp;
         this.pspConfig = pspConfig;
         this.events = events;
-        this.payments = payments;
         this.operations = operations;
         this.mismatch = mismatch;
         this.outcomes = outcomes;
@@ -197,7 +194,7 @@ public class WebhookService {
         if (paymentId == null) {
             return unknownSubject(conn, event, "unknown_payment");
         }
-        return payments.lock(conn, paymentId).flatMap(current -> {
+        return PaymentRepository.lock(conn, paymentId).flatMap(current -> {
             if (current == null) {
                 return unknownSubject(conn, event, "unknown_payment");
             }
