@@ -6,9 +6,9 @@ import static com.payments.api.TestSupport.count;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.api.capture.PaymentRepository;
-import com.payments.api.capture.PaymentRepository.NewPayment;
-import com.payments.api.capture.PaymentRepository.OutcomeRow;
+import com.payments.api.payment.PaymentRepository;
+import com.payments.api.payment.PaymentRepository.NewPayment;
+import com.payments.api.payment.PaymentRepository.OutcomeRow;
 import com.payments.contracts.sql.StatementBatcher;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;

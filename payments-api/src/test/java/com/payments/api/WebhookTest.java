@@ -8,6 +8,8 @@ import static com.payments.api.TestSupport.paymentStatus;
 import static com.payments.api.TestSupport.rowCounts;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.contracts.events.RefundSucceeded;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandbox;
 import com.payments.infra.PspSandboxTestResource;
@@ -18,12 +20,14 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +52,9 @@ class WebhookTest {
 
     @Inject
     Pool pool;
+
+    @Inject
+    ObjectMapper mapper;
 
     @Test
     void validChargeSucceededCapturesAnUnknownPaymentOnceAndADuplicateChangesNothing() {
@@ -269,7 +276,7 @@ class WebhookTest {
     }
 
     @Test
-    void refundSucceededSettlesAPendingRefundOnceBooksItAndResolvesItsStuckItem() {
+    void refundSucceededSettlesAPendingRefundOnceBooksItAndResolvesItsStuckItem() throws Exception {
         Fixtures.Refunded r = Fixtures.pendingRefund(pool, 3000, 1200);
         openStuckItem(r.refundId());
         String event = psp.refund(
@@ -303,6 +310,50 @@ class WebhookTest {
                         "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'refund_pending_too_long' AND status = 'RESOLVED' AND details ->> 'resolution' = 'webhook: SUCCEEDED'",
                         r.refundId().toString()))
                 .isEqualTo(1);
+        // settle_refund (V95) wrote them: the same ledger rows and event as refunds-worker's RefundCommandConsumerTest
+        List<String> entries = new ArrayList<>();
+        pool.preparedQuery(
+                        """
+                        SELECT t.description, e.account, e.amount, e.currency FROM ledger_entries e
+                          JOIN ledger_transactions t ON t.id = e.transaction_id
+                         WHERE t.kind = 'REFUND' AND t.reference = $1 ORDER BY e.account""")
+                .execute(Tuple.of(r.refundId().toString()))
+                .await()
+                .indefinitely()
+                .forEach(row -> entries.add(
+                        row.getString(0) + ": " + row.getString(1) + " " + row.getLong(2) + " " + row.getString(3)));
+        assertThat(entries)
+                .containsExactly(
+                        "refund of payment " + r.paymentId() + ": merchant_payable 1200 EUR",
+                        "refund of payment " + r.paymentId() + ": psp_receivable -1200 EUR");
+        Row outbox = pool.preparedQuery(
+                        """
+                        SELECT o.topic, o.payload::text AS payload, r.merchant_id FROM outbox o
+                          JOIN refunds r ON r.id = (o.payload ->> 'refundId')::uuid
+                         WHERE o.key = $1 AND o.event_type = 'RefundSucceeded'""")
+                .execute(Tuple.of(r.paymentId().toString()))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next();
+        assertThat(outbox.getString("topic")).isEqualTo("payment-events");
+        RefundSucceeded read = mapper.readValue(outbox.getString("payload"), RefundSucceeded.class);
+        assertThat(read.eventId()).isNotNull();
+        assertThat(read.occurredAt()).isBetween(Instant.now().minusSeconds(60), Instant.now());
+        assertThat(read)
+                .usingRecursiveComparison()
+                .ignoringFields("eventId", "occurredAt")
+                .isEqualTo(new RefundSucceeded(
+                        null,
+                        RefundSucceeded.TYPE,
+                        r.refundId(),
+                        r.paymentId(),
+                        outbox.getUUID("merchant_id"),
+                        1200,
+                        "EUR",
+                        "re_ok1",
+                        null,
+                        Map.of()));
 
         // out of order: a pending update that arrives after the outcome changes nothing (Stripe sends one)
         String pending = psp.refund(

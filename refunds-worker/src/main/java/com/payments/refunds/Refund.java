@@ -1,16 +1,12 @@
 package com.payments.refunds;
 
-import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 
 /**
  * A refund as the worker executes it, with the PSP charge it refunds ({@code payments.psp_reference}).
  *
  * @param attempts PSP attempts so far, this one included once the refund is claimed
- * @param metadata the merchant's metadata of the refund, carried into its RefundSucceeded/RefundFailed event
  */
 public record Refund(
         UUID id,
@@ -20,8 +16,7 @@ public record Refund(
         String currency,
         String status,
         int attempts,
-        String chargeReference,
-        Map<String, String> metadata) {
+        String chargeReference) {
 
     public static final String PENDING = "PENDING";
 
@@ -34,16 +29,7 @@ public record Refund(
                 row.getString("currency"),
                 row.getString("status"),
                 row.getInteger("attempts"),
-                row.getString("charge_reference"),
-                metadata(row.getJsonObject("metadata")));
-    }
-
-    private static Map<String, String> metadata(JsonObject column) {
-        Map<String, String> metadata = new TreeMap<>();
-        if (column != null) {
-            column.forEach(e -> metadata.put(e.getKey(), (String) e.getValue()));
-        }
-        return metadata;
+                row.getString("charge_reference"));
     }
 
     public boolean pending() {

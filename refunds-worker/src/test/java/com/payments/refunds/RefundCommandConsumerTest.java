@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.events.RefundRequested;
+import com.payments.contracts.events.RefundSucceeded;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
@@ -18,6 +19,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +67,7 @@ class RefundCommandConsumerTest {
     }
 
     @Test
-    void refundSucceedsOnceWithBalancedLedgerAndEvent() {
+    void refundSucceedsOnceWithBalancedLedgerAndEvent() throws Exception {
         Fixtures.Captured payment = fx.capture("tok_visa", 10_000);
         UUID refundId = fx.reserve(payment, 2_500);
 
@@ -97,6 +99,30 @@ class RefundCommandConsumerTest {
         assertThat(event.getJsonObject("payload").getLong("amount")).isEqualTo(2_500L);
         assertThat(event.getJsonObject("payload").getString("pspReference"))
                 .isEqualTo(refund.getString("psp_reference"));
+        // settle_refund (V95) writes the event: it reads as the contract's record, with the refund's fields (the same
+        // check as payments-api's WebhookTest for a refund settled by a webhook)
+        RefundSucceeded read = mapper.readValue(event.getJsonObject("payload").encode(), RefundSucceeded.class);
+        assertThat(read.eventId()).isNotNull();
+        assertThat(read.occurredAt()).isBetween(Instant.now().minusSeconds(60), Instant.now());
+        assertThat(read)
+                .usingRecursiveComparison()
+                .ignoringFields("eventId", "occurredAt")
+                .isEqualTo(new RefundSucceeded(
+                        null,
+                        RefundSucceeded.TYPE,
+                        refundId,
+                        payment.paymentId(),
+                        payment.merchantId(),
+                        2_500,
+                        "EUR",
+                        refund.getString("psp_reference"),
+                        null,
+                        Map.of()));
+        assertThat(fx.one(
+                                "SELECT description FROM ledger_transactions WHERE kind = 'REFUND' AND reference = $1",
+                                io.vertx.mutiny.sqlclient.Tuple.of(refundId.toString()))
+                        .getString(0))
+                .isEqualTo("refund of payment " + payment.paymentId());
     }
 
     /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.common.JsonBodies;
 import com.payments.api.common.Metadata;
 import com.payments.api.common.Refusal;
+import com.payments.api.payment.AmountLimits;
 import java.util.Currency;
 import java.util.Map;
 import java.util.Set;
@@ -14,7 +15,6 @@ import java.util.stream.Collectors;
 /** A validated {@code POST /v1/payments} body. Nothing is stored before {@link #parse} accepted it. */
 public record CaptureRequest(
         String orderId, long amount, String currency, String source, Map<String, String> metadata) {
-    public static final long MAX_AMOUNT = 1_000_000_000_000L;
     private static final Set<String> FIELDS = Set.of("orderId", "amount", "currency", "source", Metadata.FIELD);
     private static final Pattern PRINTABLE = Pattern.compile("[\\x20-\\x7E]{1,255}");
     private static final Pattern TOKEN = Pattern.compile("tok_[A-Za-z0-9_]{1,100}");
@@ -39,7 +39,7 @@ public record CaptureRequest(
         if (!PRINTABLE.matcher(orderId).matches()) {
             throw Refusal.invalid("invalid_order_id", "orderId must be 1-255 printable ASCII characters");
         }
-        long amount = JsonBodies.integer(json, "amount", 1, MAX_AMOUNT, true, "invalid_amount");
+        long amount = JsonBodies.integer(json, "amount", AmountLimits.MIN, AmountLimits.MAX, true, "invalid_amount");
         String currency = JsonBodies.text(json, "currency", true, "invalid_currency");
         if (!CURRENCIES.contains(currency)) {
             throw Refusal.invalid("invalid_currency", "currency must be a known ISO 4217 code such as EUR");

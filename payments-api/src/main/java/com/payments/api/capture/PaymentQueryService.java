@@ -5,6 +5,7 @@ import com.payments.api.PaymentView;
 import com.payments.api.RefundView;
 import com.payments.api.common.Page;
 import com.payments.api.common.Refusal;
+import com.payments.api.payment.PaymentRepository;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,7 +1,8 @@
 package com.payments.api.operations;
 
+import com.payments.api.common.OperationsRepository;
+import com.payments.api.common.OperationsRepository.Item;
 import com.payments.api.common.Refusal;
-import com.payments.api.operations.OperationsRepository.Item;
 import com.payments.api.operations.OperatorAuditRepository.Entry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;

@@ -2,10 +2,10 @@ package com.payments.api.refunds;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.capture.CaptureRequest;
 import com.payments.api.common.JsonBodies;
 import com.payments.api.common.Metadata;
 import com.payments.api.common.Refusal;
+import com.payments.api.payment.AmountLimits;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -20,7 +20,7 @@ public record RefundRequest(long amount, String reason, Map<String, String> meta
 
     public static RefundRequest parse(byte[] body, int maxBytes) {
         ObjectNode json = JsonBodies.parseObject(body, maxBytes, FIELDS);
-        long amount = JsonBodies.integer(json, "amount", 1, CaptureRequest.MAX_AMOUNT, true, "invalid_amount");
+        long amount = JsonBodies.integer(json, "amount", AmountLimits.MIN, AmountLimits.MAX, true, "invalid_amount");
         String reason = JsonBodies.text(json, "reason", false, "invalid_reason");
         if (reason != null && !REASON.matcher(reason).matches()) {
             throw Refusal.invalid(

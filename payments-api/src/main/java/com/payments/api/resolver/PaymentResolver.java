@@ -4,20 +4,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.PaymentStatus;
-import com.payments.api.capture.PaymentOutcome;
-import com.payments.api.capture.PaymentOutcomeService;
 import com.payments.api.client.PspAttentionException;
 import com.payments.api.client.PspChargeLookup;
 import com.payments.api.client.PspChargeLookup.Answer;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
+import com.payments.api.common.OperationsRepository;
 import com.payments.api.common.PspCallRepository;
 import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.common.PspCallTimer;
 import com.payments.api.config.ResolutionConfig;
-import com.payments.api.operations.OperationsRepository;
+import com.payments.api.payment.PaymentOutcome;
+import com.payments.api.payment.PaymentOutcomeService;
+import com.payments.api.payment.PaymentRepository;
+import com.payments.api.payment.PaymentRepository.Locked;
+import com.payments.api.payment.PspAmountMismatch;
+import com.payments.api.payment.PspChargeAttention;
 import com.payments.api.resolver.ResolverRepository.Claimed;
-import com.payments.api.resolver.ResolverRepository.Locked;
 import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.port.ChargeQuery;
@@ -318,8 +321,7 @@ public class PaymentResolver {
 
     /** Locks the payment and writes this attempt's PSP calls (in the caller's transaction). */
     private Uni<Locked> lockRecordingCalls(SqlClient conn, Claimed claim, List<PspCall> calls) {
-        return repository
-                .lock(conn, claim.id())
+        return PaymentRepository.lock(conn, claim.id())
                 .call(current ->
                         current == null ? Uni.createFrom().voidItem() : pspCalls.insert(conn, claim.id(), calls));
     }

@@ -15,7 +15,8 @@ import java.util.UUID;
 
 /**
  * The resolver's SQL on payments: claims with a lease ({@code attempts + 1}, {@code next_attempt_at} pushed
- * forward) under {@code FOR UPDATE SKIP LOCKED}, the re-read under a row lock, the reschedule and the gauges.
+ * forward) under {@code FOR UPDATE SKIP LOCKED}, the reschedule and the gauges (the re-read under
+ * a row lock is {@link com.payments.api.payment.PaymentRepository#lock}).
  */
 @ApplicationScoped
 public class ResolverRepository {
@@ -31,9 +32,6 @@ public class ResolverRepository {
             String pspReference,
             int attempt,
             Instant createdAt) {}
-
-    /** A payment as read under its row lock. */
-    public record Locked(UUID id, PaymentStatus status, int attempts, long amount, String currency) {}
 
     /** Numbers for the gauges. */
     public record Snapshot(
@@ -67,25 +65,6 @@ public class ResolverRepository {
                                 row.getOffsetDateTime("created_at").toInstant()));
                     }
                     return out;
-                });
-    }
-
-    /** Re-reads a payment under its row lock (in the caller's transaction); null when there is none. */
-    public Uni<Locked> lock(SqlClient client, UUID id) {
-        return client.preparedQuery(
-                        "SELECT id, status, attempts, amount, currency FROM payments WHERE id = $1 FOR UPDATE")
-                .execute(Tuple.of(id))
-                .map(rows -> {
-                    if (rows.rowCount() == 0) {
-                        return null;
-                    }
-                    Row row = rows.iterator().next();
-                    return new Locked(
-                            row.getUUID("id"),
-                            PaymentStatus.valueOf(row.getString("status")),
-                            row.getInteger("attempts"),
-                            row.getLong("amount"),
-                            row.getString("currency"));
                 });
     }
 

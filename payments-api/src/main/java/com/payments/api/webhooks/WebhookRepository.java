@@ -1,9 +1,8 @@
 package com.payments.api.webhooks;
 
 import com.payments.api.Payment;
-import com.payments.api.capture.PaymentRepository;
-import com.payments.api.common.Metadata;
 import com.payments.api.common.OutboxRow;
+import com.payments.api.payment.PaymentRepository;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
@@ -14,21 +13,14 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * psp_webhook_events (stored once by the PSP's event id) and the SQL of applying an event: refund outcomes (guarded on
- * PENDING, the same statements as refunds-worker's outcome transaction) and the payment of a dispute.
+ * psp_webhook_events (stored once by the PSP's event id) and the SQL of applying an event: refund outcomes (through
+ * the schema's {@code settle_refund}, as refunds-worker's) and the payment of a dispute.
  */
 @ApplicationScoped
 public class WebhookRepository {
 
     /** A refund locked for the webhook's transaction. */
-    public record LockedRefund(
-            UUID id,
-            UUID paymentId,
-            UUID merchantId,
-            long amount,
-            String currency,
-            String status,
-            Map<String, String> metadata) {
+    public record LockedRefund(UUID id, UUID paymentId, UUID merchantId, long amount, String currency, String status) {
 
         boolean pending() {
             return status.equals("PENDING");
@@ -56,7 +48,7 @@ public class WebhookRepository {
     public Uni<LockedRefund> lockRefund(SqlClient client, UUID refundId) {
         return client.preparedQuery(
                         """
-                        SELECT id, payment_id, merchant_id, amount, currency, status, metadata
+                        SELECT id, payment_id, merchant_id, amount, currency, status
                           FROM refunds WHERE id = $1 FOR UPDATE""")
                 .execute(Tuple.of(refundId))
                 .map(rows -> {
@@ -70,62 +62,28 @@ public class WebhookRepository {
                             row.getUUID("merchant_id"),
                             row.getLong("amount"),
                             row.getString("currency"),
-                            row.getString("status"),
-                            Metadata.of(row.getJsonObject("metadata")));
+                            row.getString("status"));
                 });
     }
 
-    /** PENDING → SUCCEEDED or FAILED; false when the refund was no longer PENDING (then nothing else may change). */
+    /**
+     * Settles a PENDING refund as SUCCEEDED or FAILED through the schema's {@code settle_refund} (V95), the one way a
+     * refund is settled (refunds-worker calls it too): the guarded update, the ledger booking or the release of the
+     * reservation, the stuck-refund items resolved ({@code webhook: <status>}) and the RefundSucceeded/RefundFailed
+     * event with these trace headers. False when the refund was no longer PENDING (then nothing changed).
+     */
     public Uni<Boolean> settleRefund(
-            SqlClient client, UUID refundId, String status, String pspReference, String failureCode) {
-        return client.preparedQuery(
-                        """
-                        UPDATE refunds SET status = $2, psp_reference = coalesce($3, psp_reference),
-                                           failure_code = coalesce($4, failure_code), completed_at = now(),
-                                           next_attempt_at = NULL, last_error = NULL
-                         WHERE id = $1 AND status = 'PENDING'""")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode))
-                .map(rows -> rows.rowCount() == 1);
-    }
-
-    /** Gives back a failed refund's reservation; the CHECKs on payments stop a release below zero. */
-    public Uni<Void> releaseReservation(SqlClient client, LockedRefund refund) {
-        return client.preparedQuery("UPDATE payments SET refunded_amount = refunded_amount - $2 WHERE id = $1")
-                .execute(Tuple.of(refund.paymentId(), refund.amount()))
-                .map(rows -> {
-                    if (rows.rowCount() != 1) {
-                        throw new IllegalStateException("No payment " + refund.paymentId() + " to release a refund on");
-                    }
-                    return null;
-                });
-    }
-
-    /** Books a succeeded refund as refunds-worker does (one REFUND ledger transaction per refund id). */
-    public Uni<Void> bookRefund(SqlClient client, LockedRefund refund) {
-        return client.preparedQuery(
-                        """
-                        SELECT book_ledger_transaction('REFUND', 'merchant_payable', 'psp_receivable', $1, $2,
-                                                       'refund of payment ' || $3::text, $4, $5, false)""")
-                .execute(Tuple.of(
-                        refund.id().toString(),
-                        refund.merchantId(),
-                        refund.paymentId().toString(),
-                        refund.amount(),
-                        refund.currency()))
-                .replaceWithVoid();
-    }
-
-    /** Resolves the refund's open items about it being stuck PENDING (it is final now: nothing is left to decide). */
-    public Uni<Void> resolveStuckRefundItems(SqlClient client, UUID refundId, String resolution) {
-        return client.preparedQuery(
-                        """
-                        UPDATE operations_queue
-                           SET status = 'RESOLVED', resolved_at = now(),
-                               details = details || jsonb_build_object('resolution', $2::text)
-                         WHERE subject_type = 'refund' AND subject_id = $1
-                           AND reason IN ('refund_pending_too_long', 'refund_rejected_by_psp') AND status = 'OPEN'""")
-                .execute(Tuple.of(refundId.toString(), resolution))
-                .replaceWithVoid();
+            SqlClient client,
+            UUID refundId,
+            String status,
+            String pspReference,
+            String failureCode,
+            Map<String, String> headers) {
+        JsonObject traceHeaders = new JsonObject();
+        headers.forEach(traceHeaders::put);
+        return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, 'webhook', $5) AS settled")
+                .execute(Tuple.of(refundId, status, pspReference, failureCode, traceHeaders))
+                .map(rows -> rows.iterator().next().getBoolean("settled"));
     }
 
     /** The payment the PSP knows under this id (its charge or PaymentIntent), locked; null when none. */

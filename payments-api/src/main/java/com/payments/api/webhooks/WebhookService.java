@@ -3,21 +3,18 @@ package com.payments.api.webhooks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.PaymentStatus;
-import com.payments.api.capture.PaymentOutcome;
-import com.payments.api.capture.PaymentOutcomeService;
 import com.payments.api.common.Json;
+import com.payments.api.common.OperationsRepository;
 import com.payments.api.common.Refusal;
 import com.payments.api.config.ResolutionConfig;
-import com.payments.api.operations.OperationsRepository;
-import com.payments.api.resolver.PspAmountMismatch;
+import com.payments.api.payment.PaymentOutcome;
+import com.payments.api.payment.PaymentOutcomeService;
+import com.payments.api.payment.PaymentRepository;
+import com.payments.api.payment.PaymentRepository.Locked;
+import com.payments.api.payment.PspAmountMismatch;
 import com.payments.api.resolver.ResolverMetrics;
-import com.payments.api.resolver.ResolverRepository;
-import com.payments.api.resolver.ResolverRepository.Locked;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentDisputed;
-import com.payments.contracts.events.PaymentEvent;
-import com.payments.contracts.events.RefundFailed;
-import com.payments.contracts.events.RefundSucceeded;
 import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.psp.config.PspConfig;
 import com.payments.psp.port.PspEvent;
@@ -54,7 +51,6 @@ public class WebhookService {
     private final PspPort psp;
     private final PspConfig pspConfig;
     private final WebhookRepository events;
-    private final ResolverRepository payments;
     private final OperationsRepository operations;
     private final PspAmountMismatch mismatch;
     private final PaymentOutcomeService outcomes;
@@ -69,7 +65,6 @@ public class WebhookService {
             PspPort psp,
             PspConfig pspConfig,
             WebhookRepository events,
-            ResolverRepository payments,
             OperationsRepository operations,
             PspAmountMismatch mismatch,
             PaymentOutcomeService outcomes,
@@ -82,7 +77,6 @@ public class WebhookService {
         this.psp = psp;
         this.pspConfig = pspConfig;
         this.events = events;
-        this.payments = payments;
         this.operations = operations;
         this.mismatch = mismatch;
         this.outcomes = outcomes;
@@ -200,7 +194,7 @@ public class WebhookService {
         if (paymentId == null) {
             return unknownSubject(conn, event, "unknown_payment");
         }
-        return payments.lock(conn, paymentId).flatMap(current -> {
+        return PaymentRepository.lock(conn, paymentId).flatMap(current -> {
             if (current == null) {
                 return unknownSubject(conn, event, "unknown_payment");
             }
@@ -255,10 +249,11 @@ public class WebhookService {
     }
 
     /**
-     * A refund's final outcome at the PSP. Applied only to a PENDING refund, in one guarded update: a success books the
-     * ledger and writes {@code RefundSucceeded}; a failure releases the reservation and writes {@code RefundFailed}.
-     * Whoever comes second (a copy of the event, another event about the same outcome, refunds-worker's own outcome)
-     * changes nothing; an outcome that contradicts the final state opens an operations item.
+     * A refund's final outcome at the PSP, settled by the schema's {@code settle_refund} (as refunds-worker does)
+     * only if the refund is PENDING: a success books the ledger and writes {@code RefundSucceeded}; a failure releases
+     * the reservation and writes {@code RefundFailed}. Whoever comes second (a copy of the event, another event about
+     * the same outcome, refunds-worker's own outcome) changes nothing; an outcome that contradicts the final state
+     * opens an operations item.
      */
     private Uni<String> refund(SqlClient conn, PspEvent event) {
         UUID refundId = uuid(event.refundId());
@@ -299,38 +294,13 @@ public class WebhookService {
             String status = succeeded ? "SUCCEEDED" : "FAILED";
             String failureCode = succeeded ? null : (event.code() != null ? event.code() : "psp_refund_failed");
             String pspReference = succeeded ? event.pspObjectId() : null;
-            return events.settleRefund(conn, refund.id(), status, pspReference, failureCode)
-                    .flatMap(changed -> {
-                        if (!changed) {
-                            return Uni.createFrom().item("no_change");
+            return events.settleRefund(conn, refund.id(), status, pspReference, failureCode, traceHeaders.current())
+                    .map(settled -> {
+                        if (!settled) {
+                            return "no_change";
                         }
                         Log.infof("Webhook %s: refund %s PENDING -> %s", event.eventId(), refund.id(), status);
-                        Uni<Void> money =
-                                succeeded ? events.bookRefund(conn, refund) : events.releaseReservation(conn, refund);
-                        PaymentEvent outbox = succeeded
-                                ? RefundSucceeded.of(
-                                        refund.id(),
-                                        refund.paymentId(),
-                                        refund.merchantId(),
-                                        refund.amount(),
-                                        refund.currency(),
-                                        pspReference,
-                                        refund.metadata())
-                                : RefundFailed.of(
-                                        refund.id(),
-                                        refund.paymentId(),
-                                        refund.merchantId(),
-                                        refund.amount(),
-                                        refund.currency(),
-                                        failureCode,
-                                        refund.metadata());
-                        return money.chain(
-                                        () -> events.resolveStuckRefundItems(conn, refund.id(), "webhook: " + status))
-                                .chain(() -> events.enqueue(
-                                        conn,
-                                        refund.paymentId(),
-                                        json.outboxRow(Topics.PAYMENT_EVENTS, outbox, traceHeaders.current())))
-                                .replaceWith("applied");
+                        return "applied";
                     });
         });
     }

@@ -50,6 +50,7 @@ public class ReconRepository {
     public record CapturedPayment(String merchantId, String orderId, String metadataJson) {}
 
     private static final String MATCH = SqlResource.load(ReconRepository.class, "recon-match.sql");
+    private static final String UPSERT_BREAKS = SqlResource.load(ReconRepository.class, "recon-upsert-breaks.sql");
 
     /** One key per date for pg_try_advisory_xact_lock(int, int): a namespace and the epoch day. */
     private static final int LOCK_NAMESPACE = 0x5245_434E; // "RECN"
@@ -163,34 +164,7 @@ public class ReconRepository {
      */
     public void upsertBreaks(Connection c, LocalDate date, long runId, Long previousRunId, Duration reportAfter)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                """
-                INSERT INTO recon_breaks AS b (business_date, break_type, reference, psp_reference, internal_amount,
-                                               psp_amount, currency, first_run_id, last_run_id, opened_at)
-                SELECT DISTINCT ON (outcome, reference) ?, outcome, reference, psp_reference,
-                       coalesce(internal_amount, other_amount), psp_amount, coalesce(psp_currency, internal_currency),
-                       ?, ?, now()
-                  FROM recon_result
-                 WHERE outcome = ANY (?)
-                 ORDER BY outcome, reference, psp_reference
-                ON CONFLICT (business_date, break_type, reference) DO UPDATE SET
-                    psp_reference = EXCLUDED.psp_reference,
-                    internal_amount = EXCLUDED.internal_amount,
-                    psp_amount = EXCLUDED.psp_amount,
-                    currency = EXCLUDED.currency,
-                    times_seen = b.times_seen + 1,
-                    last_run_id = EXCLUDED.last_run_id,
-                    status = CASE WHEN b.status = 'REPORTED' THEN 'REPORTED'
-                                  WHEN b.status = 'OPEN' AND b.last_run_id = ?
-                                       AND b.opened_at <= now() - ? * interval '1 millisecond' THEN 'REPORTED'
-                                  ELSE 'OPEN' END,
-                    reported_at = CASE WHEN b.status = 'REPORTED' THEN b.reported_at
-                                       WHEN b.status = 'OPEN' AND b.last_run_id = ?
-                                            AND b.opened_at <= now() - ? * interval '1 millisecond' THEN now() END,
-                    opened_at = CASE WHEN b.status = 'RESOLVED' THEN now() ELSE b.opened_at END,
-                    resolved_at = NULL,
-                    resolution = NULL
-                """)) {
+        try (PreparedStatement ps = c.prepareStatement(UPSERT_BREAKS)) {
             ps.setObject(1, date);
             ps.setLong(2, runId);
             ps.setLong(3, runId);

@@ -21,19 +21,4 @@ public class OperationsQueueRepository {
                 .execute(Tuple.of(refundId.toString(), reason, details))
                 .map(rows -> rows.rowCount() == 1);
     }
-
-    /**
-     * Resolves the refund's open items with these reasons (the refund is final: nothing is left to decide), noting
-     * the outcome in their details; returns how many.
-     */
-    public Uni<Integer> resolveRefund(SqlClient client, UUID refundId, String[] reasons, String resolution) {
-        return client.preparedQuery(
-                        """
-                        UPDATE operations_queue
-                           SET status = 'RESOLVED', resolved_at = now(),
-                               details = details || jsonb_build_object('resolution', $3::text)
-                         WHERE subject_type = 'refund' AND subject_id = $1 AND reason = ANY($2) AND status = 'OPEN'""")
-                .execute(Tuple.of(refundId.toString(), reasons, resolution))
-                .map(rows -> rows.rowCount());
-    }
 }

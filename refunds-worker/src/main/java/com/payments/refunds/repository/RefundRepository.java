@@ -2,6 +2,7 @@ package com.payments.refunds.repository;
 
 import com.payments.refunds.Refund;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -10,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /** SQL on {@code refunds} (and the reservation on {@code payments}). Every state change is guarded on PENDING. */
@@ -40,7 +42,7 @@ public class RefundRepository {
     public Uni<Refund> find(SqlClient client, UUID refundId) {
         return client.preparedQuery(
                         """
-                        SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts, r.metadata,
+                        SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
                                p.psp_reference AS charge_reference
                           FROM refunds r JOIN payments p ON p.id = r.payment_id
                          WHERE r.id = $1""")
@@ -63,7 +65,7 @@ public class RefundRepository {
                           FROM payments p
                          WHERE r.id = $1 AND r.status = 'PENDING' AND p.id = r.payment_id
                            AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now())
-                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts, r.metadata,
+                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
                                   p.psp_reference AS charge_reference""")
                 .execute(Tuple.of(refundId, lease.toMillis()))
                 .map(rows ->
@@ -89,7 +91,7 @@ public class RefundRepository {
                                 ORDER BY coalesce(next_attempt_at, created_at)
                                 LIMIT $1::int
                                   FOR UPDATE SKIP LOCKED)
-                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts, r.metadata,
+                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
                                   p.psp_reference AS charge_reference""")
                 .execute(Tuple.of(limit, lease.toMillis(), unscheduledAfter.toMillis()))
                 .map(RefundRepository::toList);
@@ -108,38 +110,24 @@ public class RefundRepository {
                 .map(rows -> rows.rowCount() == 1);
     }
 
-    /** PENDING → SUCCEEDED; false when the refund was no longer PENDING. */
-    public Uni<Boolean> succeed(SqlClient client, UUID refundId, String pspReference) {
-        return settle(client, refundId, "SUCCEEDED", pspReference, null);
-    }
-
-    /** PENDING → FAILED; false when the refund was no longer PENDING (then nothing may be released). */
-    public Uni<Boolean> fail(SqlClient client, UUID refundId, String failureCode) {
-        return settle(client, refundId, "FAILED", null, failureCode);
-    }
-
-    private Uni<Boolean> settle(
-            SqlClient client, UUID refundId, String status, String pspReference, String failureCode) {
-        return client.preparedQuery(
-                        """
-                        UPDATE refunds SET status = $2, psp_reference = coalesce($3, psp_reference),
-                                           failure_code = coalesce($4, failure_code), completed_at = now(),
-                                           next_attempt_at = NULL, last_error = NULL
-                         WHERE id = $1 AND status = 'PENDING'""")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode))
-                .map(rows -> rows.rowCount() == 1);
-    }
-
-    /** Gives back a failed refund's reservation; the CHECKs on payments stop a release below zero. */
-    public Uni<Void> releaseReservation(SqlClient client, UUID paymentId, long amount) {
-        return client.preparedQuery("UPDATE payments SET refunded_amount = refunded_amount - $2 WHERE id = $1")
-                .execute(Tuple.of(paymentId, amount))
-                .map(rows -> {
-                    if (rows.rowCount() != 1) {
-                        throw new IllegalStateException("No payment " + paymentId + " to release a refund on");
-                    }
-                    return null;
-                });
+    /**
+     * Settles a PENDING refund as SUCCEEDED or FAILED through the schema's {@code settle_refund} (V95), the one way a
+     * refund is settled (payments-api's webhooks call it too): the guarded update, the ledger booking or the release
+     * of the reservation, the stuck-refund items resolved and the RefundSucceeded/RefundFailed event with these trace
+     * headers. False when the refund was no longer PENDING (then nothing changed).
+     */
+    public Uni<Boolean> settle(
+            SqlClient client,
+            UUID refundId,
+            String status,
+            String pspReference,
+            String failureCode,
+            Map<String, String> headers) {
+        JsonObject traceHeaders = new JsonObject();
+        headers.forEach(traceHeaders::put);
+        return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, 'refunds-worker', $5) AS settled")
+                .execute(Tuple.of(refundId, status, pspReference, failureCode, traceHeaders))
+                .map(rows -> rows.iterator().next().getBoolean("settled"));
     }
 
     /**

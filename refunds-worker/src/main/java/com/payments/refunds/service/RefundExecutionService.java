@@ -1,17 +1,13 @@
 package com.payments.refunds.service;
 
-import com.payments.contracts.Topics;
-import com.payments.contracts.events.RefundFailed;
 import com.payments.contracts.events.RefundRequested;
-import com.payments.contracts.events.RefundSucceeded;
+import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.refunds.Refund;
 import com.payments.refunds.client.PspClient;
 import com.payments.refunds.client.PspOutcome;
 import com.payments.refunds.config.RefundsConfig;
 import com.payments.refunds.repository.ConsumedEventRepository;
-import com.payments.refunds.repository.LedgerRepository;
 import com.payments.refunds.repository.OperationsQueueRepository;
-import com.payments.refunds.repository.OutboxRepository;
 import com.payments.refunds.repository.RefundRepository;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Multi;
@@ -32,8 +28,6 @@ import java.util.UUID;
 public class RefundExecutionService {
     static final String REASON_TOO_LONG = "refund_pending_too_long";
     static final String REASON_REJECTED = "refund_rejected_by_psp";
-    /** The items a final refund answers: both are about it being stuck PENDING. */
-    private static final String[] STUCK_REASONS = {REASON_TOO_LONG, REASON_REJECTED};
 
     /** An answer of the PSP, or the reason it is unknown. */
     private record Result(PspOutcome outcome, String unknownReason) {}
@@ -41,32 +35,29 @@ public class RefundExecutionService {
     private final Pool pool;
     private final PspClient psp;
     private final RefundRepository refunds;
-    private final LedgerRepository ledger;
-    private final OutboxRepository outbox;
     private final ConsumedEventRepository consumed;
     private final OperationsQueueRepository operations;
     private final RefundsConfig config;
     private final RefundsMetrics metrics;
+    private final TraceHeaders traceHeaders;
 
     public RefundExecutionService(
             Pool pool,
             PspClient psp,
             RefundRepository refunds,
-            LedgerRepository ledger,
-            OutboxRepository outbox,
             ConsumedEventRepository consumed,
             OperationsQueueRepository operations,
             RefundsConfig config,
-            RefundsMetrics metrics) {
+            RefundsMetrics metrics,
+            TraceHeaders traceHeaders) {
         this.pool = pool;
         this.psp = psp;
         this.refunds = refunds;
-        this.ledger = ledger;
-        this.outbox = outbox;
         this.consumed = consumed;
         this.operations = operations;
         this.config = config;
         this.metrics = metrics;
+        this.traceHeaders = traceHeaders;
     }
 
     /**
@@ -244,56 +235,33 @@ public class RefundExecutionService {
     }
 
     private Uni<String> succeed(SqlClient conn, Refund refund, String pspReference) {
-        return refunds.succeed(conn, refund.id(), pspReference).flatMap(changed -> {
-            if (!changed) {
-                Log.infof("refund %s: already final, PSP success (%s) not applied again", refund.id(), pspReference);
-                return Uni.createFrom().nullItem();
-            }
-            Log.infof("refund %s PENDING -> SUCCEEDED (attempt %d, %s)", refund.id(), refund.attempts(), pspReference);
-            return ledger.bookRefund(conn, refund)
-                    .chain(() -> resolveEscalations(conn, refund, "SUCCEEDED"))
-                    .chain(() -> outbox.insert(
-                            conn,
-                            Topics.PAYMENT_EVENTS,
-                            RefundSucceeded.of(
-                                    refund.id(),
-                                    refund.paymentId(),
-                                    refund.merchantId(),
-                                    refund.amount(),
-                                    refund.currency(),
-                                    pspReference,
-                                    refund.metadata())))
-                    .replaceWith("succeeded");
-        });
+        return refunds.settle(conn, refund.id(), "SUCCEEDED", pspReference, null, traceHeaders.current())
+                .map(settled -> {
+                    if (!settled) {
+                        Log.infof(
+                                "refund %s: already final, PSP success (%s) not applied again",
+                                refund.id(), pspReference);
+                        return null;
+                    }
+                    Log.infof(
+                            "refund %s PENDING -> SUCCEEDED (attempt %d, %s)",
+                            refund.id(), refund.attempts(), pspReference);
+                    return "succeeded";
+                });
     }
 
     private Uni<String> fail(SqlClient conn, Refund refund, String failureCode) {
-        return refunds.fail(conn, refund.id(), failureCode).flatMap(changed -> {
-            if (!changed) {
-                Log.infof("refund %s: already final, PSP decline not applied again", refund.id());
-                return Uni.createFrom().nullItem();
-            }
-            Log.infof("refund %s PENDING -> FAILED (attempt %d, %s)", refund.id(), refund.attempts(), failureCode);
-            return refunds.releaseReservation(conn, refund.paymentId(), refund.amount())
-                    .chain(() -> resolveEscalations(conn, refund, "FAILED"))
-                    .chain(() -> outbox.insert(
-                            conn,
-                            Topics.PAYMENT_EVENTS,
-                            RefundFailed.of(
-                                    refund.id(),
-                                    refund.paymentId(),
-                                    refund.merchantId(),
-                                    refund.amount(),
-                                    refund.currency(),
-                                    failureCode,
-                                    refund.metadata())))
-                    .replaceWith("failed");
-        });
-    }
-
-    /** A final refund answers the items opened while it was stuck PENDING. */
-    private Uni<Integer> resolveEscalations(SqlClient conn, Refund refund, String status) {
-        return operations.resolveRefund(conn, refund.id(), STUCK_REASONS, "refunds-worker: " + status);
+        return refunds.settle(conn, refund.id(), "FAILED", null, failureCode, traceHeaders.current())
+                .map(settled -> {
+                    if (!settled) {
+                        Log.infof("refund %s: already final, PSP decline not applied again", refund.id());
+                        return null;
+                    }
+                    Log.infof(
+                            "refund %s PENDING -> FAILED (attempt %d, %s)",
+                            refund.id(), refund.attempts(), failureCode);
+                    return "failed";
+                });
     }
 
     /**

@@ -1,13 +1,13 @@
-package com.payments.api.capture;
+package com.payments.api.payment;
 
 import com.payments.api.Payment;
-import com.payments.api.capture.PaymentRepository.OutcomeRow;
 import com.payments.api.common.Json;
+import com.payments.api.common.OperationsRepository;
 import com.payments.api.common.OutboxRow;
 import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.StoredAnswer;
 import com.payments.api.idempotency.StoredAnswers;
-import com.payments.api.operations.OperationsRepository;
+import com.payments.api.payment.PaymentRepository.OutcomeRow;
 import com.payments.contracts.Topics;
 import com.payments.contracts.events.PaymentCaptured;
 import com.payments.contracts.events.PaymentEvent;
@@ -32,7 +32,7 @@ public class PaymentOutcomeService {
      * here resolves it.
      */
     public static final String DEADLINE_REASON = "resolver_deadline";
-    /** The item of a PSP answer only an operator could settle (resolver.PspChargeAttention); resolved alike. */
+    /** The item of a PSP answer only an operator could settle ({@link PspChargeAttention}); resolved alike. */
     public static final String ATTENTION_REASON = "psp_charge_needs_attention";
 
     /** The payment after the call and whether this call moved it (false: another path recorded an outcome first). */

@@ -1,4 +1,4 @@
-package com.payments.api.capture;
+package com.payments.api.payment;
 
 import com.payments.api.PaymentStatus;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package com.payments.api.capture;
+package com.payments.api.payment;
 
 import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
@@ -32,6 +32,10 @@ import java.util.function.IntFunction;
 /** SQL on payments (and the refunds read with them). Every merchant-facing query is scoped by merchant. */
 @ApplicationScoped
 public class PaymentRepository {
+
+    /** A payment as read under its row lock. */
+    public record Locked(UUID id, PaymentStatus status, int attempts, long amount, String currency) {}
+
     public static final String COLUMNS =
             "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at,"
                     + " metadata";
@@ -299,5 +303,27 @@ public class PaymentRepository {
                 row.getString("status"),
                 row.getOffsetDateTime("created_at").toInstant(),
                 Metadata.of(row.getJsonObject("metadata")));
+    }
+
+    /**
+     * Re-reads a payment under its row lock (in the caller's transaction), for the resolver and the webhooks; null when
+     * there is none.
+     */
+    public static Uni<Locked> lock(SqlClient client, UUID id) {
+        return client.preparedQuery(
+                        "SELECT id, status, attempts, amount, currency FROM payments WHERE id = $1 FOR UPDATE")
+                .execute(Tuple.of(id))
+                .map(rows -> {
+                    if (rows.rowCount() == 0) {
+                        return null;
+                    }
+                    Row row = rows.iterator().next();
+                    return new Locked(
+                            row.getUUID("id"),
+                            PaymentStatus.valueOf(row.getString("status")),
+                            row.getInteger("attempts"),
+                            row.getLong("amount"),
+                            row.getString("currency"));
+                });
     }
 }

@@ -1,10 +1,9 @@
-package com.payments.api.resolver;
+package com.payments.api.payment;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.api.capture.PaymentOutcomeService;
 import com.payments.api.client.PspAttentionException;
-import com.payments.api.operations.OperationsRepository;
+import com.payments.api.common.OperationsRepository;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,4 +1,4 @@
-package com.payments.api.operations;
+package com.payments.api.common;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
