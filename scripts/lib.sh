@@ -4,6 +4,10 @@
 
 JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
 LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) # the repository
+# The keys of merchants' webhook signing secrets at rest (docs/deployment.md, "Webhook secrets key"): the services'
+# prod profile, which the benchmarks and the fault suite run, refuses to start without. The dev profile's public key,
+# for local runs only, unless the caller set one.
+export WEBHOOK_SECRETS_KEYS=${WEBHOOK_SECRETS_KEYS:-dev-1:2OOdBc75LMo/UmqKwahOhGKQs7HLaggdqaMlfQ1mxhc=}
 
 # poll SECONDS PID WHAT COMMAND...: runs COMMAND every POLL_EVERY seconds (default 0.3) until it succeeds. Returns 1,
 # with a note on stderr, when SECONDS pass first or PID (unless empty) exits.

@@ -213,6 +213,34 @@ class ApplicationRoleTest {
         assertDenied("UPDATE merchant_events SET type = 'PaymentFailed' WHERE id = '" + event + "'", "permission");
     }
 
+    /**
+     * Webhook signing secrets (V94): as payments_app, the previous release's plaintext row is still written, a sealed
+     * row (key id and ciphertext, no plaintext) too, and the re-encryption job's update of a plaintext row to a sealed
+     * one; a row with neither, or a key id without its ciphertext, is refused.
+     */
+    @Test
+    void webhookSecretsAreWrittenSealedAndThePreviousReleasesPlaintextStillWorks() throws SQLException {
+        String merchant = queryString("INSERT INTO merchants (name) VALUES ('secrets') RETURNING id");
+        String endpoint = queryString("INSERT INTO webhook_endpoints (id, merchant_id, url, event_types) VALUES"
+                + " (gen_random_uuid(), '" + merchant + "', 'https://example.com/h', '{*}') RETURNING id");
+        String legacy = "whsec_" + "A".repeat(43) + "=";
+        exec("INSERT INTO webhook_endpoint_secrets (endpoint_id, secret, expires_at) VALUES ('" + endpoint + "', '"
+                + legacy + "', now() + interval '1 hour')");
+        exec("INSERT INTO webhook_endpoint_secrets (id, endpoint_id, key_id, ciphertext) VALUES (gen_random_uuid(), '"
+                + endpoint + "', 'k1', decode(repeat('ab', 60), 'hex'))");
+        exec("UPDATE webhook_endpoint_secrets SET key_id = 'k2', ciphertext = decode(repeat('cd', 60), 'hex'),"
+                + " secret = NULL WHERE secret = '" + legacy + "'");
+        assertThat(queryString("SELECT count(*) FROM webhook_endpoint_secrets WHERE endpoint_id = '" + endpoint
+                        + "' AND secret IS NULL AND ciphertext IS NOT NULL"))
+                .isEqualTo("2");
+        assertThatThrownBy(() -> exec("INSERT INTO webhook_endpoint_secrets (endpoint_id) VALUES ('" + endpoint + "')"))
+                .hasMessageContaining("webhook_endpoint_secrets_stored");
+        assertThatThrownBy(() -> exec("INSERT INTO webhook_endpoint_secrets (endpoint_id, secret, key_id) VALUES ('"
+                        + endpoint + "', '" + legacy + "', 'k1')"))
+                .hasMessageContaining("webhook_endpoint_secrets_sealed_with_key");
+        exec("DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = '" + endpoint + "'");
+    }
+
     /** A balanced CAPTURE of 100 booked as the app role: inserting is allowed, and the balance trigger still runs. */
     private String bookedTransaction() throws SQLException {
         String merchant = queryString("INSERT INTO merchants (name) VALUES ('m') RETURNING id");

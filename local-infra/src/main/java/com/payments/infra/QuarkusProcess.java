@@ -26,6 +26,15 @@ import java.util.Properties;
  * with a test-scoped {@code type=pom} dependency with {@code *} exclusions).
  */
 public final class QuarkusProcess implements AutoCloseable {
+    /**
+     * The keys that encrypt merchants' webhook signing secrets in tests ({@code webhook.secrets.keys}, the %test
+     * profiles of payments-api and webhook-delivery: test-2 current, test-1 retired). Public, so never for production.
+     * Every process started here gets them unless its properties name others: the prod profile refuses to start
+     * without.
+     */
+    public static final String TEST_WEBHOOK_SECRETS_KEYS = "test-2:cCbMHXCtovoscsrbC0Qq+xgE7/C9yCnAp7JVvfchv8k=,"
+            + "test-1:hKD7axaK/7kqV566y+hfw40AqChE4ya73yS9BZcSJNc=";
+
     private final String module;
     private final Process process;
     private final int port;
@@ -69,6 +78,9 @@ public final class QuarkusProcess implements AutoCloseable {
                 "-Dquarkus.http.host=127.0.0.1",
                 "-Dquarkus.management.port=" + managementPort,
                 "-Dquarkus.management.host=127.0.0.1"));
+        if (!properties.containsKey("webhook.secrets.keys")) {
+            command.add("-Dwebhook.secrets.keys=" + TEST_WEBHOOK_SECRETS_KEYS);
+        }
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
         if (executable == null) {
             command.addAll(List.of(

@@ -463,33 +463,40 @@ class WebhookEndpointsTest {
                 .getString(0);
     }
 
+    /** The endpoint's secrets, opened as webhook-delivery opens them to sign (the test profile's keys). */
     private List<String> secrets(String endpointId) {
-        return strings("SELECT secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1", endpointId);
+        return secretRows(endpointId, "").stream().map(this::open).toList();
     }
 
     private List<String> currentSecrets(String endpointId) {
-        return strings(
-                "SELECT secret FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at IS NULL",
-                endpointId);
+        return secretRows(endpointId, " AND expires_at IS NULL").stream()
+                .map(this::open)
+                .toList();
     }
 
     private Row secretRow(String endpointId, String secret) {
-        return pool.preparedQuery("SELECT * FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND secret = $2")
-                .execute(Tuple.of(UUID.fromString(endpointId), secret))
-                .await()
-                .atMost(Duration.ofSeconds(10))
-                .iterator()
-                .next();
+        return secretRows(endpointId, "").stream()
+                .filter(row -> open(row).equals(secret))
+                .findFirst()
+                .orElseThrow();
     }
 
-    private List<String> strings(String sql, String endpointId) {
-        List<String> values = new ArrayList<>();
-        pool.preparedQuery(sql)
+    private String open(Row row) {
+        return WebhookSecretsAtRestTest.KEYS.open(
+                row.getUUID("endpoint_id"),
+                row.getUUID("id"),
+                row.getString("key_id"),
+                row.getBuffer("ciphertext").getBytes());
+    }
+
+    private List<Row> secretRows(String endpointId, String condition) {
+        List<Row> rows = new ArrayList<>();
+        pool.preparedQuery("SELECT * FROM webhook_endpoint_secrets WHERE endpoint_id = $1" + condition)
                 .execute(Tuple.of(UUID.fromString(endpointId)))
                 .await()
                 .atMost(Duration.ofSeconds(10))
-                .forEach(row -> values.add(row.getString(0)));
-        return values;
+                .forEach(rows::add);
+        return rows;
     }
 
     private static Shop newShop() {

@@ -1,7 +1,9 @@
 package com.payments.delivery;
 
+import com.payments.contracts.SqlResource;
 import com.payments.contracts.events.MerchantEvent;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -24,6 +26,7 @@ import java.util.UUID;
 /** {@code webhook_deliveries} and their attempts (V90): fan-out, leases, and each attempt's outcome. */
 @ApplicationScoped
 public class DeliveryRepository {
+    private static final String LEASE = SqlResource.load(DeliveryRepository.class, "delivery-lease.sql");
     private final Pool pool;
 
     public DeliveryRepository(Pool pool) {
@@ -64,8 +67,14 @@ public class DeliveryRepository {
             OffsetDateTime leasedUntil,
             String url,
             String endpointStatus,
-            List<String> secrets,
+            List<StoredSecret> secrets,
             MerchantEvent event) {}
+
+    /**
+     * An unexpired signing secret of the endpoint as stored: sealed ({@code keyId}, {@code ciphertext}; opened only
+     * when signing, {@link WebhookSender}) or, before payments-api has sealed the row, {@code plaintext}.
+     */
+    public record StoredSecret(UUID id, String keyId, byte[] ciphertext, String plaintext) {}
 
     /**
      * Leases at most {@code limit} due deliveries, at most {@code perEndpoint} in flight per endpoint counting the
@@ -76,32 +85,7 @@ public class DeliveryRepository {
     public Uni<List<Lease>> lease(Map<UUID, Integer> inFlight, int perEndpoint, int limit, Duration lease) {
         UUID[] endpoints = inFlight.keySet().toArray(UUID[]::new);
         Integer[] counts = Arrays.stream(endpoints).map(inFlight::get).toArray(Integer[]::new);
-        return pool.preparedQuery(
-                        """
-                        WITH in_flight AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS f (endpoint_id, n)),
-                        candidates AS (
-                            SELECT x.id, x.event_id, e.rnd, coalesce(f.n, 0) AS n,
-                                   row_number() OVER (PARTITION BY e.id ORDER BY x.next_attempt_at) AS rn
-                              FROM (SELECT id, random() AS rnd FROM webhook_endpoints) e
-                              LEFT JOIN in_flight f ON f.endpoint_id = e.id
-                             CROSS JOIN LATERAL (
-                                   SELECT d.id, d.event_id, d.next_attempt_at FROM webhook_deliveries d
-                                    WHERE d.endpoint_id = e.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
-                                    ORDER BY d.next_attempt_at
-                                    LIMIT $3
-                                    FOR UPDATE SKIP LOCKED) x),
-                        picked AS (SELECT id, event_id FROM candidates WHERE rn <= $3 - n ORDER BY rn, rnd LIMIT $4)
-                        UPDATE webhook_deliveries d
-                           SET next_attempt_at = now() + make_interval(secs => $5), updated_at = now()
-                          FROM picked p LEFT JOIN merchant_events m ON m.id = p.event_id, webhook_endpoints e
-                         WHERE d.id = p.id AND e.id = d.endpoint_id
-                        RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.created_at, d.next_attempt_at,
-                                  e.url, e.status,
-                                  ARRAY(SELECT s.secret FROM webhook_endpoint_secrets s
-                                         WHERE s.endpoint_id = e.id AND (s.expires_at IS NULL OR s.expires_at > now())
-                                         ORDER BY s.created_at DESC) AS secrets,
-                                  m.type AS event_type, m.created_at AS event_created_at, m.version AS event_version,
-                                  m.payment::text AS event_payment, m.payload::text AS payload""")
+        return pool.preparedQuery(LEASE)
                 .execute(Tuple.of(endpoints, counts, perEndpoint, limit, lease.toMillis() / 1000.0))
                 .map(rows -> {
                     List<Lease> leases = new ArrayList<>();
@@ -110,6 +94,23 @@ public class DeliveryRepository {
                     }
                     return leases;
                 });
+    }
+
+    private static List<StoredSecret> secrets(Row row) {
+        UUID[] ids = row.getArrayOfUUIDs("secret_ids");
+        if (ids == null) {
+            return List.of();
+        }
+        String[] keyIds = row.getArrayOfStrings("secret_key_ids");
+        // the Mutiny Row has no getArrayOfBuffers
+        Buffer[] ciphertexts = row.getDelegate().getArrayOfBuffers("secret_ciphertexts");
+        String[] plaintexts = row.getArrayOfStrings("secret_plaintexts");
+        List<StoredSecret> secrets = new ArrayList<>();
+        for (int i = 0; i < ids.length; i++) {
+            secrets.add(new StoredSecret(
+                    ids[i], keyIds[i], ciphertexts[i] == null ? null : ciphertexts[i].getBytes(), plaintexts[i]));
+        }
+        return secrets;
     }
 
     private static Lease lease(Row row) {
@@ -132,7 +133,7 @@ public class DeliveryRepository {
                 row.getOffsetDateTime("next_attempt_at"),
                 row.getString("url"),
                 row.getString("status"),
-                Arrays.asList(row.getArrayOfStrings("secrets")),
+                secrets(row),
                 event);
     }
 

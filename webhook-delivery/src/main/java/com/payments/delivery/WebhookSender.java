@@ -3,10 +3,13 @@ package com.payments.delivery;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.sql.StatementBatcher;
+import com.payments.contracts.webhooks.WebhookSecretCipher;
+import com.payments.contracts.webhooks.WebhookSecretCipher.UnreadableSecret;
 import com.payments.contracts.webhooks.WebhookUrlPolicy;
 import com.payments.delivery.DeliveryRepository.Attempt;
 import com.payments.delivery.DeliveryRepository.Lease;
 import com.payments.delivery.DeliveryRepository.Outcome;
+import com.payments.delivery.DeliveryRepository.StoredSecret;
 import com.payments.delivery.DeliveryRepository.Success;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
@@ -28,6 +31,7 @@ import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -54,6 +58,7 @@ public class WebhookSender {
     private final WebhookUrlPolicy policy;
     private final RetrySchedule schedule;
     private final HostResolver resolver;
+    private final WebhookSecretCipher cipher;
     /** Successful attempts are written many per statement: one commit for all that finished meanwhile. */
     private final StatementBatcher<Success, Boolean> successes;
 
@@ -71,8 +76,10 @@ public class WebhookSender {
             ObjectMapper mapper,
             WebhooksConfig config,
             TlsConfigurationRegistry tlsRegistry,
-            HostResolver resolver) {
+            HostResolver resolver,
+            WebhookSecretCipher cipher) {
         this.vertx = vertx;
+        this.cipher = cipher;
         this.resolver = resolver;
         this.repository = repository;
         this.metrics = metrics;
@@ -232,6 +239,17 @@ public class WebhookSender {
         if (lease.secrets().isEmpty()) {
             return Uni.createFrom().item(Result.failed(null, "not sent: the endpoint has no signing secret"));
         }
+        List<String> secrets;
+        try {
+            secrets = lease.secrets().stream().map(s -> open(lease, s)).toList();
+        } catch (UnreadableSecret e) {
+            // fail closed: a secret that does not decrypt (altered, moved from another row, or under a key this
+            // instance lacks) signs nothing; the attempt fails and is retried on the schedule
+            Log.errorf(
+                    "Delivery %s not sent: a signing secret of endpoint %s cannot be decrypted (%s)",
+                    lease.id(), lease.endpointId(), e.getMessage());
+            return Uni.createFrom().item(Result.failed(null, "not sent: a signing secret cannot be decrypted"));
+        }
         URI uri = URI.create(lease.url());
         String host = uri.getHost().startsWith("[")
                 ? uri.getHost().substring(1, uri.getHost().length() - 1)
@@ -244,11 +262,18 @@ public class WebhookSender {
             if (refused.isPresent()) {
                 return Uni.createFrom().item(Result.failed(null, "not sent: " + refused.get()));
             }
-            return send(lease, uri, host, port, https, addresses.get(0));
+            return send(lease, secrets, uri, host, port, https, addresses.get(0));
         });
     }
 
-    private Uni<Result> send(Lease lease, URI uri, String host, int port, boolean https, InetAddress address) {
+    private String open(Lease lease, StoredSecret secret) {
+        return secret.plaintext() != null
+                ? secret.plaintext()
+                : cipher.open(lease.endpointId(), secret.id(), secret.keyId(), secret.ciphertext());
+    }
+
+    private Uni<Result> send(
+            Lease lease, List<String> secrets, URI uri, String host, int port, boolean https, InetAddress address) {
         String body;
         try {
             body = mapper.writeValueAsString(lease.event());
@@ -272,7 +297,7 @@ public class WebhookSender {
                 .putHeader("user-agent", "payments-webhooks/1")
                 .putHeader("webhook-id", id)
                 .putHeader("webhook-timestamp", Long.toString(timestamp))
-                .putHeader("webhook-signature", Signatures.header(lease.secrets(), id, timestamp, body));
+                .putHeader("webhook-signature", Signatures.header(secrets, id, timestamp, body));
         return client.request(options)
                 .flatMap(request -> request.send(body))
                 .flatMap(response -> response.end().replaceWith(response.statusCode()))

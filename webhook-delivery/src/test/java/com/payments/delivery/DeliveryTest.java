@@ -5,9 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.contracts.webhooks.WebhookSecretCipher;
 import com.payments.infra.Kafka;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
+import com.payments.infra.QuarkusProcess;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -40,6 +42,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = KafkaTestResource.class, scope = TestResourceScope.GLOBAL)
 class DeliveryTest {
     static final Duration WAIT = Duration.ofSeconds(30);
+    /** The test profile's retired key (QuarkusProcess.TEST_WEBHOOK_SECRETS_KEYS' second entry). */
+    static final String TEST_1 = QuarkusProcess.TEST_WEBHOOK_SECRETS_KEYS.split(",")[1];
+
     final ObjectMapper json = new ObjectMapper();
     final List<AutoCloseable> closing = new ArrayList<>();
     Webhooks db;
@@ -172,6 +177,98 @@ class DeliveryTest {
                                 + " WHERE d.endpoint_id = ? AND a.outcome = 'SUCCEEDED' AND a.response_code = 200",
                         endpoint.id()))
                 .isEqualTo(3);
+    }
+
+    /**
+     * Secrets at rest (issue 37): a secret sealed under the retired key (test-1, still listed after the current
+     * test-2) still signs, beside one sealed under the current key and a row still in plaintext (written before V94).
+     */
+    @Test
+    void secretsSealedUnderARetiredKeyOrStillInPlaintextSign() throws Exception {
+        Receiver receiver = closing(Receiver.answering(n -> 200));
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, receiver.url(), "*");
+        String retired = Webhooks.newSecret();
+        UUID row = db.sealed(endpoint.id(), retired, WebhookSecretCipher.of(TEST_1), "1 hour");
+        assertThat(db.scalar("SELECT key_id FROM webhook_endpoint_secrets WHERE id = ?", String.class, row))
+                .isEqualTo("test-1");
+        String plaintext = Webhooks.newSecret();
+        db.update(
+                "INSERT INTO webhook_endpoint_secrets (endpoint_id, secret, expires_at) VALUES (?, ?, now() + interval '2 hours')",
+                endpoint.id(),
+                plaintext);
+        UUID event = UUID.randomUUID();
+        db.event(event, merchant, "PaymentCaptured");
+        UUID delivery = db.delivery(endpoint.id(), merchant, event);
+
+        await().atMost(WAIT).until(() -> "SUCCEEDED".equals(db.status(delivery)));
+        Receiver.Received r = receiver.received().get(0);
+        String timestamp = r.headers().get("webhook-timestamp");
+        assertThat(r.headers().get("webhook-signature").split(" "))
+                .containsExactlyInAnyOrder(
+                        hmac(endpoint.secret(), event.toString(), timestamp, r.body()),
+                        hmac(retired, event.toString(), timestamp, r.body()),
+                        hmac(plaintext, event.toString(), timestamp, r.body()));
+    }
+
+    /**
+     * A sealed secret that does not open fails closed (issue 37): one altered in a byte, one copied from another
+     * endpoint's row, one under a key id webhook-delivery does not have. Nothing is sent to those endpoints; each
+     * attempt is a failed attempt without an answer, retried on the schedule. The endpoint whose secret was copied
+     * still gets its delivery, signed with its own secret.
+     */
+    @Test
+    void anAlteredMovedOrUnknownKeySecretSignsNothing() throws Exception {
+        Receiver source = closing(Receiver.answering(n -> 200));
+        Webhooks.Endpoint original = db.endpoint(merchant, source.url(), "*");
+        List<Receiver> receivers = new ArrayList<>();
+        List<UUID> deliveries = new ArrayList<>();
+        List<String> corruptions = List.of(
+                "ciphertext = set_byte(ciphertext, 20, get_byte(ciphertext, 20) # 1)",
+                "ciphertext = (SELECT ciphertext FROM webhook_endpoint_secrets WHERE endpoint_id = '" + original.id()
+                        + "')",
+                "key_id = 'gone'");
+        UUID event = UUID.randomUUID();
+        db.event(event, merchant, "PaymentCaptured");
+        for (String corruption : corruptions) {
+            Receiver receiver = closing(Receiver.answering(n -> 200));
+            Webhooks.Endpoint endpoint = db.endpoint(merchant, receiver.url(), "*");
+            db.update("UPDATE webhook_endpoint_secrets SET " + corruption + " WHERE endpoint_id = ?", endpoint.id());
+            receivers.add(receiver);
+            deliveries.add(db.delivery(endpoint.id(), merchant, event));
+        }
+        UUID control = db.delivery(original.id(), merchant, event);
+
+        await().atMost(WAIT).until(() -> "SUCCEEDED".equals(db.status(control)));
+        for (UUID delivery : deliveries) {
+            await().atMost(WAIT)
+                    .until(() ->
+                            db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", delivery)
+                                    >= 2);
+            assertNotSent(firstAttempt(delivery), "not sent: a signing secret cannot be decrypted");
+        }
+        assertThat(receivers).allSatisfy(r -> assertThat(r.requests()).isZero());
+        Receiver.Received r = source.received().get(0);
+        assertThat(r.headers().get("webhook-signature"))
+                .isEqualTo(hmac(original.secret(), event.toString(), r.headers().get("webhook-timestamp"), r.body()));
+    }
+
+    /**
+     * A delivery row naming another merchant's event (issue 37): the lease does not read that event, so nothing of it
+     * is sent; the delivery ends FAILED without an attempt, as for an event gone from the feed.
+     */
+    @Test
+    void deliveryNamingAnotherMerchantsEventSendsNothing() {
+        Receiver receiver = closing(Receiver.answering(n -> 200));
+        Webhooks.Endpoint endpoint = db.endpoint(merchant, receiver.url(), "*");
+        UUID othersEvent = UUID.randomUUID();
+        db.event(othersEvent, db.merchant(), "PaymentCaptured");
+        UUID delivery = db.delivery(endpoint.id(), merchant, othersEvent);
+
+        await().atMost(WAIT).until(() -> !"PENDING".equals(db.status(delivery)));
+        assertThat(db.status(delivery)).isEqualTo("FAILED");
+        assertThat(receiver.requests()).isZero();
+        assertThat(db.count("SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = ?", delivery))
+                .isZero();
     }
 
     /**

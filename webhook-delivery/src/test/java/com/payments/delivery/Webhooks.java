@@ -1,5 +1,7 @@
 package com.payments.delivery;
 
+import com.payments.contracts.webhooks.WebhookSecretCipher;
+import com.payments.infra.QuarkusProcess;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,6 +22,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 final class Webhooks implements AutoCloseable {
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The keys of webhook-delivery under test: its %test profile's, which QuarkusProcess gives packaged ones too. */
+    static final WebhookSecretCipher KEYS = WebhookSecretCipher.of(QuarkusProcess.TEST_WEBHOOK_SECRETS_KEYS);
+
     private final Connection sql;
 
     /** The database of the application under test (@QuarkusTest: its datasource settings). */
@@ -62,8 +67,28 @@ final class Webhooks implements AutoCloseable {
                 url,
                 types);
         String secret = newSecret();
-        update("INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES (?, ?)", id, secret);
+        sealed(id, secret, KEYS);
         return new Endpoint(id, secret);
+    }
+
+    /** A current secret row as payments-api writes it: sealed with {@code keys}' current key. Returns the row's id. */
+    UUID sealed(UUID endpoint, String secret, WebhookSecretCipher keys) {
+        return sealed(endpoint, secret, keys, null);
+    }
+
+    /** As {@link #sealed(UUID, String, WebhookSecretCipher)}, expiring in {@code expiresIn} (an SQL interval). */
+    UUID sealed(UUID endpoint, String secret, WebhookSecretCipher keys, String expiresIn) {
+        UUID row = UUID.randomUUID();
+        WebhookSecretCipher.Sealed sealed = keys.seal(endpoint, row, secret);
+        update(
+                "INSERT INTO webhook_endpoint_secrets (id, endpoint_id, key_id, ciphertext, expires_at)"
+                        + " VALUES (?, ?, ?, ?, now() + ?::interval)",
+                row,
+                endpoint,
+                sealed.keyId(),
+                sealed.ciphertext(),
+                expiresIn);
+        return row;
     }
 
     /** An event in the merchants' feed (as the outbox trigger writes it); returns its payload. */

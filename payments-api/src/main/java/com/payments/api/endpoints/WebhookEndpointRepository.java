@@ -1,7 +1,9 @@
 package com.payments.api.endpoints;
 
 import com.payments.api.common.Page;
+import com.payments.contracts.webhooks.WebhookSecretCipher;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -32,9 +34,18 @@ public class WebhookEndpointRepository {
                 .replaceWithVoid();
     }
 
-    /** Stores the endpoint with its secret unless the merchant has {@code max} live endpoints; null when it has. */
+    /**
+     * Stores the endpoint with its sealed secret (row {@code secretId}) unless the merchant has {@code max} live
+     * endpoints; null when it has.
+     */
     public Uni<WebhookEndpointView> insert(
-            SqlClient conn, UUID id, UUID merchantId, WebhookEndpointRequest request, String secret, int max) {
+            SqlClient conn,
+            UUID id,
+            UUID merchantId,
+            WebhookEndpointRequest request,
+            UUID secretId,
+            WebhookSecretCipher.Sealed secret,
+            int max) {
         return conn.preparedQuery(
                         """
                         WITH endpoint AS (
@@ -43,11 +54,20 @@ public class WebhookEndpointRepository {
                              WHERE (SELECT count(*) FROM webhook_endpoints
                                      WHERE merchant_id = $2 AND status <> 'DELETED') < $5
                             RETURNING %s),
-                        secret AS (INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) SELECT id, $6 FROM endpoint)
+                        secret AS (
+                            INSERT INTO webhook_endpoint_secrets (id, endpoint_id, key_id, ciphertext)
+                            SELECT $6, id, $7, $8 FROM endpoint)
                         SELECT * FROM endpoint"""
                                 .formatted(WebhookEndpointView.COLUMNS))
-                .execute(Tuple.from(
-                        List.of(id, merchantId, request.url(), request.events().toArray(String[]::new), max, secret)))
+                .execute(Tuple.from(List.of(
+                        id,
+                        merchantId,
+                        request.url(),
+                        request.events().toArray(String[]::new),
+                        max,
+                        secretId,
+                        secret.keyId(),
+                        Buffer.buffer(secret.ciphertext()))))
                 .map(WebhookEndpointRepository::first);
     }
 
@@ -134,10 +154,58 @@ public class WebhookEndpointRepository {
                 .replaceWithVoid();
     }
 
-    public Uni<Void> addCurrentSecret(SqlClient conn, UUID endpointId, String secret) {
-        return conn.preparedQuery("INSERT INTO webhook_endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)")
-                .execute(Tuple.of(endpointId, secret))
+    public Uni<Void> addCurrentSecret(
+            SqlClient conn, UUID endpointId, UUID secretId, WebhookSecretCipher.Sealed secret) {
+        return conn.preparedQuery(
+                        "INSERT INTO webhook_endpoint_secrets (id, endpoint_id, key_id, ciphertext) VALUES ($1, $2, $3, $4)")
+                .execute(Tuple.of(secretId, endpointId, secret.keyId(), Buffer.buffer(secret.ciphertext())))
                 .replaceWithVoid();
+    }
+
+    /** A secret row as stored: plaintext (written before V94) or sealed. */
+    public record StoredSecret(UUID id, UUID endpointId, String plaintext, String keyId, byte[] ciphertext) {}
+
+    /**
+     * Locks (SKIP LOCKED: another replica's batch is left to it) up to {@code limit} secret rows after {@code after},
+     * in id order, that are in plaintext or sealed under another key than {@code currentKeyId}.
+     */
+    public Uni<List<StoredSecret>> lockUnsealed(SqlClient conn, String currentKeyId, UUID after, int limit) {
+        return conn.preparedQuery(
+                        """
+                        SELECT id, endpoint_id, secret, key_id, ciphertext FROM webhook_endpoint_secrets
+                         WHERE key_id IS DISTINCT FROM $1 AND id > $2
+                         ORDER BY id
+                         LIMIT $3
+                           FOR UPDATE SKIP LOCKED""")
+                .execute(Tuple.of(currentKeyId, after, limit))
+                .map(rows -> {
+                    List<StoredSecret> secrets = new ArrayList<>();
+                    for (Row row : rows) {
+                        io.vertx.mutiny.core.buffer.Buffer ciphertext = row.getBuffer("ciphertext");
+                        secrets.add(new StoredSecret(
+                                row.getUUID("id"),
+                                row.getUUID("endpoint_id"),
+                                row.getString("secret"),
+                                row.getString("key_id"),
+                                ciphertext == null ? null : ciphertext.getBytes()));
+                    }
+                    return secrets;
+                });
+    }
+
+    /** Replaces the rows' plaintext or old ciphertext by the sealed one; the rows are locked by {@link #lockUnsealed}. */
+    public Uni<Integer> reseal(SqlClient conn, List<UUID> ids, List<WebhookSecretCipher.Sealed> sealed) {
+        return conn.preparedQuery(
+                        """
+                        UPDATE webhook_endpoint_secrets s
+                           SET key_id = u.key_id, ciphertext = u.ciphertext, secret = NULL
+                          FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS u (id, key_id, ciphertext)
+                         WHERE s.id = u.id""")
+                .execute(Tuple.of(
+                        ids.toArray(UUID[]::new),
+                        sealed.stream().map(WebhookSecretCipher.Sealed::keyId).toArray(String[]::new),
+                        sealed.stream().map(x -> Buffer.buffer(x.ciphertext())).toArray(Buffer[]::new)))
+                .map(RowSet::rowCount);
     }
 
     /** A page of the endpoint's deliveries, newest first, with their event type and last attempt. */

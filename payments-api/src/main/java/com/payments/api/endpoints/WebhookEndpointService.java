@@ -4,6 +4,7 @@ import com.payments.api.common.Page;
 import com.payments.api.common.Refusal;
 import com.payments.api.config.WebhookEndpointsConfig;
 import com.payments.api.events.EventRepository;
+import com.payments.contracts.webhooks.WebhookSecretCipher;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -21,14 +22,17 @@ public class WebhookEndpointService {
     private final EventRepository events;
     private final EndpointUrlCheck urlCheck;
     private final WebhookEndpointsConfig config;
+    private final WebhookSecretCipher cipher;
 
     public WebhookEndpointService(
             Pool pool,
             WebhookEndpointRepository endpoints,
             EventRepository events,
             EndpointUrlCheck urlCheck,
-            WebhookEndpointsConfig config) {
+            WebhookEndpointsConfig config,
+            WebhookSecretCipher cipher) {
         this.pool = pool;
+        this.cipher = cipher;
         this.endpoints = endpoints;
         this.events = events;
         this.urlCheck = urlCheck;
@@ -47,11 +51,15 @@ public class WebhookEndpointService {
     /** Registers the endpoint after its URL passed the SSRF check; the answer carries the secret. */
     public Uni<WebhookEndpointView> create(UUID merchantId, WebhookEndpointRequest request) {
         String secret = newSecret();
+        UUID id = UUID.randomUUID();
+        UUID secretId = UUID.randomUUID();
+        // stored sealed only; the plaintext leaves this process once, in this answer
+        WebhookSecretCipher.Sealed sealed = cipher.seal(id, secretId, secret);
         return urlCheck.check(request.url())
                 .flatMap(ok -> pool.withTransaction(conn -> endpoints
                         .lockMerchant(conn, merchantId)
                         .flatMap(locked -> endpoints.insert(
-                                conn, UUID.randomUUID(), merchantId, request, secret, config.maxEndpoints()))))
+                                conn, id, merchantId, request, secretId, sealed, config.maxEndpoints()))))
                 .map(created -> {
                     if (created == null) {
                         throw Refusal.invalid(
@@ -92,6 +100,8 @@ public class WebhookEndpointService {
      */
     public Uni<WebhookEndpointView> rotateSecret(UUID merchantId, UUID id) {
         String secret = newSecret();
+        UUID secretId = UUID.randomUUID();
+        WebhookSecretCipher.Sealed sealed = cipher.seal(id, secretId, secret);
         return pool.withTransaction(
                 conn -> endpoints.findForUpdate(conn, merchantId, id).flatMap(endpoint -> {
                     if (endpoint == null) {
@@ -102,7 +112,7 @@ public class WebhookEndpointService {
                     }
                     return endpoints
                             .retireCurrentSecret(conn, id, config.secretGrace())
-                            .flatMap(retired -> endpoints.addCurrentSecret(conn, id, secret))
+                            .flatMap(retired -> endpoints.addCurrentSecret(conn, id, secretId, sealed))
                             .map(added -> endpoint.withSecret(secret));
                 }));
     }
