@@ -4,8 +4,10 @@
   split RENDER DIR      writes the files podman plays, in DIR: secrets.json (the Secrets' data), migrate.yaml (the migration
                         Job's pod template as a Pod), sandbox.yaml and services.yaml (the Deployments, as rendered),
                         reconciler.yaml (the CronJob's pod template as a Pod), each with the render's ConfigMaps; and
-                        skipped.txt, the kinds podman 4.3 does not run. Nothing else is changed: podman 4.3 has no
-                        Job or CronJob kind, so their pod templates are played as Pods.
+                        skipped.txt, the kinds podman 4.3 does not run. Changed only where podman 4.3 cannot run the
+                        render as it is: it has no Job or CronJob kind (their pod templates are played as Pods), and
+                        its emptyDir volumes are named volumes shared by name (each workload's get its name as prefix,
+                        listed in volumes.txt).
   args FILE ARG...      sets the first container's args of the Pod in FILE (the reconciler's run of a given date)
   probes RENDER         prints "deployment kind port path" for every probe (a named port resolved as Kubernetes does)
   check RENDER          asserts with `podman inspect` that every played container runs as the manifest asks: user,
@@ -58,8 +60,27 @@ def secret_refs(docs):
                     yield ref["name"], ref.get("optional", False)
 
 
+def own_empty_dirs(docs):
+    """podman 4.3 plays an emptyDir as a named volume of the volume's name, shared by every pod that names it (each
+    service's /tmp would be one directory): each workload's emptyDir volumes get its name as a prefix"""
+    for d in docs:
+        if d["kind"] not in ("Deployment", "Job", "CronJob"):
+            continue
+        spec = next(s for s in pod_specs([d]))
+        renamed = {}
+        for v in spec.get("volumes", []):
+            if "emptyDir" in v:
+                renamed[v["name"]] = v["name"] = f"{d['metadata']['name']}-{v['name']}"
+        for c in spec.get("containers", []) + spec.get("initContainers", []):
+            for m in c.get("volumeMounts", []):
+                m["name"] = renamed.get(m["name"], m["name"])
+        yield from renamed.values()
+
+
 def split(render, out):
     docs = load(render)
+    with open(f"{out}/volumes.txt", "w") as f:
+        f.writelines(f"{v}\n" for v in own_empty_dirs(docs))
     by_kind = {}
     for d in docs:
         by_kind.setdefault(d["kind"], []).append(d)

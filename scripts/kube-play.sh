@@ -46,6 +46,9 @@ down() {
       podman secret rm "$secret" >/dev/null 2>&1
     done
   fi
+  if [[ -f $STATE/play/volumes.txt ]]; then
+    while read -r volume; do podman volume rm -f "$volume" >/dev/null 2>&1; done <"$STATE/play/volumes.txt"
+  fi
   if [[ -f $STATE/infra.pid ]]; then
     kill "$(cat "$STATE/infra.pid")" 2>/dev/null && poll 30 "" "infra exit" bash -c "! kill -0 $(cat "$STATE/infra.pid") 2>/dev/null"
   fi
