@@ -57,7 +57,7 @@ down() {
 }
 
 # play FILE: podman kube play FILE (labelled, so that `down` finds its pods)
-play() { podman kube play --quiet "$1" >"$STATE/logs/play-$(basename "$1" .yaml).log"; }
+play() { podman kube play --quiet "$1" >"$STATE/logs/play-$(basename "$1" .yaml).log" 2>&1; }
 
 # run_pod FILE NAME: plays the one Pod in FILE and waits until its container exits; returns its exit code
 run_pod() {
