@@ -210,10 +210,15 @@ case "${1:-run}" in
     STACK=scripts/kube-play.sh exec scripts/walkthrough.sh
     ;;
   run)
-    trap down EXIT INT TERM
-    up
+    up # (a failed up downs itself)
+    trap down EXIT
+    trap 'exit 0' INT TERM
     echo "Ctrl-C stops it." >&2
-    while sleep 3600; do :; done
+    # wait, not a foreground sleep: bash runs a trap only once its foreground command has ended
+    while :; do
+      sleep 3600 &
+      wait $!
+    done
     ;;
   *) die "unknown command $1 (up, down, check, recon, events, walkthrough)" ;;
 esac
