@@ -114,12 +114,6 @@ build() {
   cp "$module/target/bom.json" "$STATE/sbom/$module-$tag.cdx.json"
 }
 
-jvm_base=$(base jvm)
-for module in "${MODULES[@]}"; do
-  [[ -f $module/target/quarkus-app/quarkus-run.jar ]] || die "$module/target/quarkus-app is missing: run without SKIP_BUILD"
-  build "$module" jvm "$jvm_base" "$TAG-jvm"
-done
-
 natives=()
 for module in "${MODULES[@]}"; do
   if native "$module"; then
@@ -129,11 +123,21 @@ for module in "${MODULES[@]}"; do
     natives+=("$module")
   fi
 done
+# Both bases side by side when both are to be made (mostly downloads and dpkg)
+((${#natives[@]})) && { base native >"$STATE/native-base" & native_base_pid=$!; }
+
+jvm_base=$(base jvm)
+for module in "${MODULES[@]}"; do
+  [[ -f $module/target/quarkus-app/quarkus-run.jar ]] || die "$module/target/quarkus-app is missing: run without SKIP_BUILD"
+  build "$module" jvm "$jvm_base" "$TAG-jvm"
+done
+
 if ((${#natives[@]})); then
-  native_base=$(base native)
+  wait "$native_base_pid" || die "making the native base failed"
+  native_base=$(cat "$STATE/native-base")
   for module in "${natives[@]}"; do
     # An executable of the test toolchain (shared/native-toolchain) links the JDK's shared libraries from its
-    # GRAALVM_HOME: a local base with them at the same paths (docs/deployment.md). Mandrel's need none of that.
+    # GRAALVM_HOME: a layer with them over the base (runtime_base). Mandrel's link none from outside the system.
     base_for=$native_base
     runtime=$(ldd "$(executable "$module")" | awk '$3 ~ /^\// && $3 !~ /^\/(lib|usr\/lib)\// { print $3 }' | sort -u)
     if [[ -n $runtime ]]; then
