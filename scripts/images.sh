@@ -147,5 +147,7 @@ if ((${#natives[@]})); then
   done
 fi
 
+# the images these tags named before (only ours: the label payments.sbom)
+podman image prune -f --filter label=payments.sbom >/dev/null
 log "images"
 podman images --filter "reference=$REPO/*" --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -v '/base-' | sort
