@@ -17,9 +17,12 @@
 #   NATIVE=1 ./local-stack.sh     the same with the native executables (<module>/target/*-runner), built first with the
 #                                 test toolchain when missing (docs/deployment.md, "Native images"); NATIVE=MODULE,...
 #                                 runs only those natively, the others as jars
+#   CONTAINERS=1 ./local-stack.sh the Kubernetes manifests played with podman instead (scripts/kube-play.sh: the images of
+#                                 scripts/images.sh, ports 18080-18083, 19000-19003, 18089; docs/deployment.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
+if [[ -n ${CONTAINERS:-} ]]; then exec scripts/kube-play.sh "${@:-run}"; fi
 STATE=$ROOT/.local
 LOGS=$STATE/logs
 

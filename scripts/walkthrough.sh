@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 API=${API:-http://127.0.0.1:8080}
 KEY=${MERCHANT_KEY:-sk_test_demo_merchant_a}
+# What runs the stack: its `events` and `recon` commands (scripts/kube-play.sh for the played manifests)
+STACK=${STACK:-./local-stack.sh}
 # Unique per run, and no 13-19 digit run in it: the API refuses anything that could be a card number (docs/api.md).
 RUN=$(date +%s)x$(date +%N)
 
@@ -71,7 +73,7 @@ request GET "/v1/payments/$PAYMENT"
 step "6. PaymentCaptured and RefundSucceeded on Kafka (payment-events)"
 # The topic is read from the start for 8 s; a loaded machine may need longer to join and fetch, so up to 3 reads.
 for _ in 1 2 3; do
-  EVENTS=$(./local-stack.sh events payment-events 8 | grep "$PAYMENT" || true)
+  EVENTS=$("$STACK" events payment-events 8 | grep "$PAYMENT" || true)
   grep -Eq '"type": ?"RefundSucceeded"' <<<"$EVENTS" && break
 done
 echo "$EVENTS"
@@ -80,7 +82,7 @@ grep -Eq '"type": ?"RefundSucceeded"' <<<"$EVENTS" || fail "no RefundSucceeded f
 
 step "7. reconcile today against the PSP's settlement lines"
 set +e
-SUMMARY=$(./local-stack.sh recon --date="$(date -u +%F)" --lookback=0 2>/dev/null | grep '^{')
+SUMMARY=$("$STACK" recon --date="$(date -u +%F)" --lookback=0 2>/dev/null | grep '^{')
 RECON=$?
 set -e
 echo "$SUMMARY"
