@@ -112,6 +112,9 @@ secretGenerator:
     literals: [webhook-secret=$WEBHOOK_SECRET]
   - name: payments-admin
     literals: [token=$ADMIN_TOKEN]
+  - name: payments-webhook-secrets # the AES keys of merchants' webhook signing secrets (scripts/lib.sh: the dev key)
+    literals:
+      - "keys=$WEBHOOK_SECRETS_KEYS"
 labels:
   - pairs:
       payments/kube-play: "true"
