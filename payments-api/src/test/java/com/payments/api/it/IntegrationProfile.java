@@ -3,6 +3,7 @@ package com.payments.api.it;
 import com.payments.infra.ManagementPortTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
+import com.payments.infra.QuarkusProcess;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,7 @@ import java.util.Map;
 /**
  * The packaged application as production runs it (prod profile, no demo merchants, logged in as the application role,
  * the operator API only on the management port), given only what a deployment gives it: the operator token, the
- * webhook secret and a PSP timeout shorter than the sandbox's lost-answer delay. The
+ * webhook secret, the keys of merchants' webhook signing secrets at rest and a PSP timeout shorter than the sandbox's lost-answer delay. The
  * resolver stays off so that a test decides when a payment leaves UNKNOWN. The modules' global test resources (for
  * the {@code @QuarkusTest} classes) are left out: the suite's resources are the ones below (with
  * {@code disableGlobalTestResources} only a profile's own resources start).
@@ -26,6 +27,8 @@ public class IntegrationProfile implements QuarkusTestProfile {
                 ADMIN_TOKEN,
                 "payments.webhooks.secret",
                 WEBHOOK_SECRET,
+                "webhook.secrets.keys",
+                QuarkusProcess.TEST_WEBHOOK_SECRETS_KEYS,
                 "payments.admin.management-only",
                 "true",
                 "payments.resolver.every",
