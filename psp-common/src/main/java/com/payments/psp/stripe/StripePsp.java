@@ -5,6 +5,7 @@ import static com.payments.psp.PspHttp.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.psp.NeverSentException;
 import com.payments.psp.PspCallMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
@@ -44,7 +45,8 @@ import java.util.function.Function;
  * (non-blocking, so that thousands of slow calls need no threads), under the instance's {@link PspConcurrencyLimit},
  * with the pinned {@code Stripe-Version}, our ids as idempotency keys and in {@code metadata}, 429 retried with
  * exponential backoff and jitter, and a timer {@code psp.calls} per call and outcome. The API key is sent, never
- * logged.
+ * logged. A charge is NOT_SENT only when the first connect of its first attempt failed ({@link PspHttp#attempts}); a
+ * retry after a 429 that cannot connect leaves it UNKNOWN.
  */
 public final class StripePsp implements PspPort {
 
@@ -129,6 +131,8 @@ public final class StripePsp implements PspPort {
     private Uni<ChargeResult> chargeCall(ChargeRequest request) {
         return call(HttpMethod.POST, "/v1/payment_intents", chargeForm(request), request.paymentId())
                 .map(StripePsp::chargeOutcome)
+                .onFailure(NeverSentException.class)
+                .recoverWithItem(ChargeResult::notSent)
                 .onFailure(StripePsp::sent)
                 .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
     }
@@ -229,6 +233,10 @@ public final class StripePsp implements PspPort {
         if (now.isBefore(query.firstSentAt().plus(settings.idempotencyWindow()))) {
             return timed("charge_resend", chargeCall(query.original()), ChargeResult::status)
                     .flatMap(result -> {
+                        if (result.neverSent()) {
+                            // this re-send reached nothing; it says nothing of the charge the first one made
+                            return Uni.createFrom().item(ChargeResult.unknown(null, ChargeResult.CONNECT_FAILED));
+                        }
                         if (result.needsAttention() && IDEMPOTENCY_ERROR.equals(result.detail())) {
                             return search(query, false).map(found -> definite(found) ? found : result);
                         }
@@ -506,8 +514,7 @@ public final class StripePsp implements PspPort {
      */
     private Uni<Answer> call(HttpMethod method, String path, String form, String idempotencyKey) {
         long timeoutMs = settings.callTimeout().toMillis();
-        Uni<Answer> attempt = Uni.createFrom()
-                .deferred(() -> {
+        Uni<Answer> attempt = PspHttp.attempts(() -> {
                     HttpRequest<Buffer> request = client.requestAbs(method, base + path)
                             .putHeader("Authorization", authorization)
                             .putHeader("Stripe-Version", settings.apiVersion())
@@ -555,12 +562,18 @@ public final class StripePsp implements PspPort {
     }
 
     private static String detail(Throwable failure) {
+        if (failure instanceof NeverSentException) {
+            return ChargeResult.CONNECT_FAILED;
+        }
+        if (PspHttp.connectFailed(failure)) {
+            return "retry_connect_failed";
+        }
         if (failure instanceof TimeoutException
                 || failure instanceof io.vertx.core.http.HttpClosedException
                 || failure.getClass().getSimpleName().contains("Timeout")) {
             return "timeout";
         }
-        return failure instanceof java.net.ConnectException ? ChargeResult.CONNECT_FAILED : "io_error";
+        return "io_error";
     }
 
     private static String first(String a, String b, String c) {

@@ -264,14 +264,14 @@ class StripePspWireMockTest {
     }
 
     @Test
-    void aRefusedConnectionIsUnknownNeverDeclined() throws Exception {
+    void aRefusedFirstConnectionIsNotSentNeverDeclined() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
         StripePsp nowhere = adapter(URI.create("http://127.0.0.1:" + closedPort), null);
         try {
-            assertThat(await(nowhere.charge(charge("pay-2")))).isEqualTo(ChargeResult.unknown(null, "connect_failed"));
+            assertThat(await(nowhere.charge(charge("pay-2")))).isEqualTo(ChargeResult.notSent());
         } finally {
             nowhere.close();
         }
