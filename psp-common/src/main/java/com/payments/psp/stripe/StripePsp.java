@@ -415,22 +415,42 @@ public final class StripePsp implements PspPort {
 
     /**
      * Our refund in the PaymentIntent's refund list, found by {@code metadata['refund_id']} (a list, not search: no
-     * lag, so absence is NOT_FOUND).
+     * lag), read page by page ({@code starting_after} the last id of a page, while {@code has_more}): a PaymentIntent
+     * may have more refunds than one page holds, and only a list read to its end makes absence NOT_FOUND (on which
+     * the refund is sent again).
      */
     private Uni<RefundResult> listed(RefundRequest original) {
+        return listedAfter(original, null);
+    }
+
+    private Uni<RefundResult> listedAfter(RefundRequest original, String after) {
         String refundId = original.refundId();
-        return call(HttpMethod.GET, "/v1/refunds?limit=100&payment_intent=" + encode(original.pspChargeId()))
-                .map(answer -> {
-                    if (answer.status() != 200) {
-                        return RefundResult.unknown(null, "http_" + answer.status());
-                    }
-                    for (JsonNode refund : answer.body().path("data")) {
-                        if (refundId.equals(text(refund.path("metadata").path(METADATA_REFUND)))) {
-                            return refundStatus(refund);
-                        }
-                    }
-                    return new RefundResult(RefundResult.Status.NOT_FOUND, null, null, null, false);
-                });
+        String path = "/v1/refunds?limit=100&payment_intent=" + encode(original.pspChargeId())
+                + (after == null ? "" : "&starting_after=" + encode(after));
+        return call(HttpMethod.GET, path).flatMap(answer -> {
+            if (answer.status() != 200) {
+                return Uni.createFrom().item(RefundResult.unknown(null, "http_" + answer.status()));
+            }
+            JsonNode data = answer.body().path("data");
+            if (!data.isArray()) {
+                return Uni.createFrom().item(RefundResult.unknown(null, "not_a_list"));
+            }
+            String last = null;
+            for (JsonNode refund : data) {
+                if (refundId.equals(text(refund.path("metadata").path(METADATA_REFUND)))) {
+                    return Uni.createFrom().item(refundStatus(refund));
+                }
+                last = text(refund.path("id"));
+            }
+            if (!answer.body().path("has_more").asBoolean(false)) {
+                return Uni.createFrom().item(new RefundResult(RefundResult.Status.NOT_FOUND, null, null, null, false));
+            }
+            if (last == null || last.equals(after)) {
+                // more announced but no way on: the list was not read to its end, so absence proves nothing
+                return Uni.createFrom().item(RefundResult.unknown(null, "refund_list_incomplete"));
+            }
+            return listedAfter(original, last);
+        });
     }
 
     // ---------------------------------------------------------------- webhooks

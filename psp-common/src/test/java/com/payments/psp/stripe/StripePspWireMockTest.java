@@ -21,6 +21,7 @@ import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
+import com.payments.psp.port.RefundQuery;
 import com.payments.psp.port.RefundRequest;
 import com.payments.psp.port.RefundResult;
 import com.payments.psp.port.SettlementLine;
@@ -373,5 +374,22 @@ class StripePspWireMockTest {
                                 java.time.Instant.ofEpochSecond(1930003300)),
                         new SettlementLine(
                                 "txn_3", "FEE", null, 500, 0, "EUR", java.time.Instant.ofEpochSecond(1930003302)));
+    }
+
+    @Test
+    void aRefundListThatAnnouncesMoreWithoutMovingOnIsUnknownNeverNotFound() {
+        String page = "{\"object\":\"list\",\"has_more\":true,\"data\":[{\"id\":\"re_other\",\"object\":\"refund\","
+                + "\"status\":\"succeeded\",\"metadata\":{\"refund_id\":\"ref-other\"}}]}";
+        stripe.stubFor(get(urlPathEqualTo("/v1/refunds"))
+                .willReturn(aResponse().withStatus(200).withBody(page)));
+        RefundRequest refund = new RefundRequest("ref-1", "pay-1", "pi_1", 100, "EUR");
+        // first sent long ago: after Stripe's key window the look-up reads the PaymentIntent's refund list
+        RefundResult result = psp.lookUpRefund(new RefundQuery(refund, null, java.time.Instant.EPOCH))
+                .await()
+                .atMost(WAIT);
+
+        assertThat(result).isEqualTo(RefundResult.unknown(null, "refund_list_incomplete"));
+        stripe.verify(com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor(urlPathEqualTo("/v1/refunds"))
+                .withQueryParam("starting_after", equalTo("re_other")));
     }
 }
