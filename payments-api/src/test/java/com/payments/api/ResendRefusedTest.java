@@ -56,10 +56,16 @@ class ResendRefusedTest {
     @Inject
     CircuitBreakerMaintenance breakers;
 
+    /** The proxy of this class's application, injected by {@link ProxiedSandbox}. */
+    DroppingProxy proxy;
+
     @Test
     void aResendThatCannotConnectAfterTheChargeWentThroughIsUnknownAndResolvedCaptured() {
         // Read here, not injected: the property exists only while this class's resource runs.
         String sandboxUrl = ConfigProvider.getConfig().getValue("proxied-sandbox.url", String.class);
+        assertThat(ConfigProvider.getConfig().getValue("psp.sandbox.url", String.class))
+                .as("the adapter calls this proxy")
+                .isEqualTo("http://127.0.0.1:" + proxy.port);
         capture(KEY_A, unique("warm"), body(unique("warm"), 1, "EUR", "tok_visa"))
                 .then()
                 .statusCode(201);
@@ -67,12 +73,10 @@ class ResendRefusedTest {
 
         String key = unique("key");
         String json = body(unique("order"), 3100, "EUR", "tok_visa");
-        ProxiedSandbox.proxy.dropNextAnswerThenRefuse();
+        proxy.dropNextAnswerThenRefuse();
         Response unknown = capture(KEY_A, key, json);
 
-        assertThat(ProxiedSandbox.proxy.isDown())
-                .as("the proxy dropped an answer")
-                .isTrue();
+        assertThat(proxy.isDown()).as("the proxy dropped an answer").isTrue();
         assertThat(unknown.statusCode()).as(unknown.asString()).isEqualTo(202);
         assertThat(unknown.<String>path("status")).isEqualTo("UNKNOWN");
         UUID id = UUID.fromString(unknown.path("id"));
@@ -84,7 +88,7 @@ class ResendRefusedTest {
                 .as("charged once by the first attempt")
                 .isEqualTo(1);
 
-        ProxiedSandbox.proxy.up();
+        proxy.up();
         Awaitility.await()
                 .atMost(Duration.ofSeconds(40))
                 .pollInterval(Duration.ofMillis(200))
@@ -111,7 +115,7 @@ class ResendRefusedTest {
 
     /** A psp-sandbox of this class's own, and the proxy in front of it that the sandbox adapter calls. */
     public static class ProxiedSandbox implements QuarkusTestResourceLifecycleManager {
-        static DroppingProxy proxy;
+        private DroppingProxy proxy;
         private PspSandbox sandbox;
 
         @Override
@@ -124,6 +128,11 @@ class ResendRefusedTest {
             }
             // The sandbox adapter's own URL; a global test resource of other classes sets psp.url.
             return Map.of("psp.sandbox.url", "http://127.0.0.1:" + proxy.port, "proxied-sandbox.url", sandbox.url());
+        }
+
+        @Override
+        public void inject(TestInjector testInjector) {
+            testInjector.injectIntoFields(proxy, new TestInjector.MatchesType(DroppingProxy.class));
         }
 
         @Override
@@ -147,6 +156,7 @@ class ResendRefusedTest {
         private final int targetPort;
         private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
         private final AtomicBoolean armed = new AtomicBoolean();
+        private volatile boolean down;
         private volatile ServerSocket listener;
 
         DroppingProxy(int targetPort) throws IOException {
@@ -160,10 +170,11 @@ class ResendRefusedTest {
         }
 
         boolean isDown() {
-            return listener.isClosed();
+            return down && listener.isClosed();
         }
 
         void up() {
+            down = false;
             try {
                 listener = listen(port);
             } catch (IOException e) {
@@ -179,6 +190,11 @@ class ResendRefusedTest {
                 while (!server.isClosed()) {
                     try {
                         Socket client = server.accept();
+                        if (down) {
+                            // accepted while the listener was closing: refused all the same, nothing forwarded
+                            closeQuietly(client);
+                            continue;
+                        }
                         Socket target = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                         sockets.add(client);
                         sockets.add(target);
@@ -200,6 +216,7 @@ class ResendRefusedTest {
                 while ((n = in.read(buffer)) > 0) {
                     if (answers && armed.compareAndSet(true, false)) {
                         // the target answered: the request went through. Refuse new connections first, then drop.
+                        down = true;
                         listener.close();
                         sockets.forEach(DroppingProxy::closeQuietly);
                         sockets.clear();
