@@ -9,6 +9,7 @@ import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.client.PspGateway;
+import com.payments.api.client.PspNotSentException;
 import com.payments.api.resolver.PaymentResolver;
 import com.payments.api.resolver.ResolverRepository;
 import com.payments.infra.PostgresTestResource;
@@ -126,8 +127,11 @@ class ResilienceTest {
 
     @Test
     void onlyFailuresThatProveNothingWasSentReleaseTheKey() {
-        assertThat(PspGateway.neverSent(new ProcessingException(new ConnectException("refused"))))
+        assertThat(PspGateway.neverSent(new PspNotSentException("PSP not reached: connect_failed")))
                 .isTrue();
+        assertThat(PspGateway.neverSent(new ProcessingException(new ConnectException("refused"))))
+                .as("a connection error alone proves nothing: it may be a re-send's, after the PSP got the charge")
+                .isFalse();
         assertThat(PspGateway.neverSent(new TimeoutException())).isFalse();
         assertThat(PspGateway.neverSent(new ProcessingException(new java.io.IOException("Connection reset"))))
                 .isFalse();

@@ -2,15 +2,19 @@ package com.payments.psp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.core.buffer.Buffer;
 import io.vertx.mutiny.ext.web.client.WebClient;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /** What the PSP adapters share of HTTP and JSON: the non-blocking client, URLs and the reading of answers. */
 public final class PspHttp {
@@ -33,6 +37,36 @@ public final class PspHttp {
             options.setConnectTimeout((int) connectTimeout.toMillis());
         }
         return WebClient.create(vertx, options);
+    }
+
+    /**
+     * The attempts of one PSP call: each subscription of the returned {@code Uni} (a retry or resend re-subscribes it)
+     * is one attempt of {@code attempt}. The "not sent" verdict is carried by this chain, not read from the last error:
+     * only when the first attempt of the call cannot connect does it fail with {@link NeverSentException}; once an
+     * attempt has been made, every later one may follow a request the PSP received and executed, and its connect
+     * failure stays an ordinary failure (the call's outcome is unknown).
+     */
+    public static <T> Uni<T> attempts(Supplier<Uni<T>> attempt) {
+        AtomicBoolean attempted = new AtomicBoolean();
+        return Uni.createFrom().deferred(() -> {
+            Uni<T> sent = attempt.get();
+            return attempted.getAndSet(true)
+                    ? sent
+                    : sent.onFailure(PspHttp::connectFailed).transform(NeverSentException::new);
+        });
+    }
+
+    /** No connection could be made (refused, unreachable, connect timeout): nothing was written on it. */
+    public static boolean connectFailed(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ConnectException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
     }
 
     /** The base URL without a trailing slash, for {@code base + "/v1/…"}. */

@@ -466,4 +466,33 @@ class StripeAdapterTest {
     private static java.util.function.Function<String, String> header(String signature) {
         return name -> "stripe-signature".equalsIgnoreCase(name) ? signature : null;
     }
+
+    @Test
+    void aRefundOlderThanTheNewestHundredOfItsPaymentIntentIsFoundAfterTheWindow() {
+        String pay = unique("pay");
+        String intent = result(psp.charge(charge(pay, 1000, "pm_card_visa"))).pspChargeId();
+        Sandbox.freezeClock("2031-05-01T10:00:00Z");
+        RefundRequest oldest = new RefundRequest(unique("ref"), pay, intent, 1, "EUR");
+        Instant sentAt = clock.instant();
+        RefundResult first = result(psp.refund(oldest));
+        assertEquals(RefundResult.Status.SUCCEEDED, first.status());
+        Sandbox.freezeClock("2031-05-01T10:01:00Z");
+        for (int i = 0; i < 120; i++) {
+            RefundRequest newer = new RefundRequest(unique("ref"), pay, intent, 1, "EUR");
+            assertEquals(
+                    RefundResult.Status.SUCCEEDED, result(psp.refund(newer)).status());
+        }
+
+        clock.shift = Duration.ofHours(25);
+        assertEquals(
+                RefundResult.of(RefundResult.Status.SUCCEEDED, first.pspRefundId(), null),
+                result(psp.lookUpRefund(new RefundQuery(oldest, null, sentAt))),
+                "found on the second page of the PaymentIntent's refunds, not sent again");
+        assertEquals(1, counters(oldest.refundId()).refundMovements());
+        RefundRequest never = new RefundRequest(unique("ref"), pay, intent, 1, "EUR");
+        assertEquals(
+                RefundResult.Status.NOT_FOUND,
+                result(psp.lookUpRefund(new RefundQuery(never, null, sentAt))).status(),
+                "every page read: never made");
+    }
 }

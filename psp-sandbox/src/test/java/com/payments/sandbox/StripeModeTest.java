@@ -607,4 +607,59 @@ class StripeModeTest {
         mac.update((t + ".").getBytes(StandardCharsets.UTF_8));
         return MessageDigest.isEqual(mac.doFinal(body), HexFormat.of().parseHex(part.substring(3)));
     }
+
+    @Test
+    void aPaymentIntentsRefundsArePagedWithLimitAndStartingAfterAsStripeDoes() {
+        String pay = unique("pay");
+        String intentId = intent(pay, pay, 5000, "pm_card_visa").path("id");
+        List<String> created = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String ref = unique("ref");
+            created.add(
+                    0,
+                    refund(ref, intentId, 10L, ref)
+                            .then()
+                            .statusCode(200)
+                            .extract()
+                            .path("id"));
+        }
+        List<String> all = stripe().queryParam("payment_intent", intentId)
+                .queryParam("limit", 100)
+                .get("/stripe/v1/refunds")
+                .then()
+                .statusCode(200)
+                .body("has_more", equalTo(false))
+                .extract()
+                .path("data.id");
+        assertEquals(5, all.size());
+        assertEquals(new java.util.HashSet<>(created), new java.util.HashSet<>(all));
+
+        List<String> paged = new ArrayList<>();
+        String after = null;
+        boolean more = true;
+        while (more) {
+            RequestSpecification page =
+                    stripe().queryParam("payment_intent", intentId).queryParam("limit", 2);
+            if (after != null) {
+                page.queryParam("starting_after", after);
+            }
+            Response answer = page.get("/stripe/v1/refunds");
+            answer.then().statusCode(200);
+            List<String> ids = answer.path("data.id");
+            assertTrue(ids.size() <= 2 && !ids.isEmpty(), "a page of at most limit items: " + ids);
+            paged.addAll(ids);
+            after = ids.get(ids.size() - 1);
+            more = answer.path("has_more");
+            assertTrue(paged.size() <= 5, "pages move on: " + paged);
+        }
+        assertEquals(all, paged, "the pages, in order, are the whole list newest first");
+
+        stripe().queryParam("payment_intent", intentId)
+                .queryParam("starting_after", "re_unknown")
+                .get("/stripe/v1/refunds")
+                .then()
+                .statusCode(400)
+                .body("error.code", equalTo("resource_missing"))
+                .body("error.param", equalTo("starting_after"));
+    }
 }

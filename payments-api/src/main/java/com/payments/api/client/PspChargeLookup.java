@@ -53,7 +53,7 @@ public class PspChargeLookup {
                         result.status() == ChargeResult.Status.CAPTURED,
                         result.declineCode(),
                         reported(result));
-            case UNKNOWN -> throw PspGateway.notDefinite(result);
+            case UNKNOWN, NOT_SENT -> throw PspGateway.notDefinite(result);
         });
     }
 

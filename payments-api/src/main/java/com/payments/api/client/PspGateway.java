@@ -129,14 +129,16 @@ public class PspGateway {
 
     /**
      * True when the failure proves the PSP never received the charge (so the payment may be dropped): the circuit was
-     * open, the instance's PSP limit was saturated ({@link PspSaturatedException}), or no connection could be made.
+     * open, the instance's PSP limit was saturated ({@link PspSaturatedException}), or the adapter's verdict was
+     * {@link ChargeResult.Status#NOT_SENT} (the first connect of the call's first attempt failed:
+     * {@link PspNotSentException}). Never inferred from a connection error: after an attempt that may have reached the
+     * PSP, a resend that cannot connect is UNKNOWN.
      */
     public static boolean neverSent(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof CircuitBreakerOpenException
                     || t instanceof PspSaturatedException
-                    || t instanceof PspNotSentException
-                    || t instanceof java.net.ConnectException) {
+                    || t instanceof PspNotSentException) {
                 return true;
             }
             if (t.getCause() == t) {

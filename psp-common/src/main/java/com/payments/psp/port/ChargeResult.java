@@ -3,10 +3,12 @@ package com.payments.psp.port;
 /**
  * What a charge came to.
  *
- * @param status the outcome; {@link Status#NOT_FOUND} only from {@link PspPort#lookUpCharge}
+ * @param status the outcome; {@link Status#NOT_FOUND} only from {@link PspPort#lookUpCharge}; {@link Status#NOT_SENT}
+ *     when the call itself never reached the PSP
  * @param pspChargeId the PSP's id of the charge (Stripe: the PaymentIntent {@code pi_…}); null when unknown
  * @param declineCode why it was declined (Stripe's {@code decline_code}, else its error {@code code}); null otherwise
- * @param detail for UNKNOWN, what made it unknown ({@code timeout}, {@code http_503}, {@code requires_action}, …)
+ * @param detail for UNKNOWN, what made it unknown ({@code timeout}, {@code http_503}, {@code requires_action}, …); for
+ *     NOT_SENT, {@link #CONNECT_FAILED}
  * @param needsAttention true when an operator must look (an idempotency key reused with other parameters, a rejected
  *     API key): the caller raises an operations item
  * @param amount the charge's amount as the PSP reports it (minor units), null when the answer does not say: the
@@ -22,10 +24,7 @@ public record ChargeResult(
         Long amount,
         String currency) {
 
-    /**
-     * The {@link #detail()} of an UNKNOWN result whose request never reached the PSP (no connection could be made):
-     * nothing was charged, so a capture may drop the payment and give the merchant's key back.
-     */
+    /** The {@link #detail()} of a {@link Status#NOT_SENT} result: the call's first connection could not be made. */
     public static final String CONNECT_FAILED = "connect_failed";
 
     public enum Status {
@@ -36,7 +35,14 @@ public record ChargeResult(
         /** Not known yet; never treat as a decline. */
         UNKNOWN,
         /** The PSP has no charge for the payment and never will for this attempt (lookups only). */
-        NOT_FOUND
+        NOT_FOUND,
+        /**
+         * This call never reached the PSP: the first connection of its first attempt could not be made (an adapter's
+         * {@link com.payments.psp.NeverSentException}), so this call charged nothing and a capture may drop the
+         * payment and give the merchant's key back. Never after an attempt that may have been written: a resend or
+         * retry that cannot connect is UNKNOWN. Of a look-up, it says nothing about the charge.
+         */
+        NOT_SENT
     }
 
     public static ChargeResult captured(String pspChargeId) {
@@ -59,13 +65,17 @@ public record ChargeResult(
         return new ChargeResult(Status.NOT_FOUND, null, null, null, false, null, null);
     }
 
+    public static ChargeResult notSent() {
+        return new ChargeResult(Status.NOT_SENT, null, null, CONNECT_FAILED, false, null, null);
+    }
+
     /** This result with the charge's amount and currency as the PSP reported them. */
     public ChargeResult withMoney(Long amount, String currency) {
         return new ChargeResult(status, pspChargeId, declineCode, detail, needsAttention, amount, currency);
     }
 
-    /** True when the request never reached the PSP ({@link #CONNECT_FAILED}). */
+    /** True when this call never reached the PSP ({@link Status#NOT_SENT}). */
     public boolean neverSent() {
-        return status == Status.UNKNOWN && CONNECT_FAILED.equals(detail);
+        return status == Status.NOT_SENT;
     }
 }

@@ -6,6 +6,7 @@ import static com.payments.psp.PspHttp.text;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.psp.NeverSentException;
 import com.payments.psp.PspCallMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
@@ -56,7 +57,9 @@ import java.util.function.Supplier;
  * over HTTP with the Vert.x web client (non-blocking: a call in flight costs a connection, not a thread), our payment
  * or refund id as both {@code Idempotency-Key} and {@code reference}. A call whose connection closed before any answer
  * (typically a kept-alive connection the PSP closed as the request went out) is sent once more at once with the same
- * key: the PSP answers a repeated key with its first result, so this never charges twice.
+ * key: the PSP answers a repeated key with its first result, so this never charges twice. A charge is NOT_SENT only when
+ * the first connect of its first attempt failed ({@link PspHttp#attempts}); a resend that cannot connect leaves it
+ * UNKNOWN, since the first attempt may have charged.
  *
  * <p>When built with a {@link PspConcurrencyLimit} every call runs under it; the services pass none and take their
  * permit themselves, outside their circuit breakers (so that a shed call never counts as a PSP failure).
@@ -130,6 +133,8 @@ public final class SandboxPsp implements PspPort {
                 "charge",
                 post("/v1/charges", request.paymentId(), body)
                         .map(SandboxPsp::chargeOutcome)
+                        .onFailure(NeverSentException.class)
+                        .recoverWithItem(ChargeResult::notSent)
                         .onFailure(SandboxPsp::sent)
                         .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure))),
                 ChargeResult::status);
@@ -361,10 +366,12 @@ public final class SandboxPsp implements PspPort {
                 .sendBuffer(Buffer.buffer(body.toString())));
     }
 
-    /** One JSON call (under the limit, if any), sent once more at once when the connection closed unanswered. */
+    /**
+     * One JSON call (under the limit, if any), sent once more at once when the connection closed unanswered. Fails with
+     * {@link NeverSentException} only when the first attempt could not connect.
+     */
     private Uni<Answer> call(Supplier<Uni<HttpResponse<Buffer>>> send) {
-        Uni<Answer> answered = Uni.createFrom()
-                .deferred(() -> send.get())
+        Uni<Answer> answered = PspHttp.attempts(send)
                 .onFailure(SandboxPsp::closedBeforeAnswer)
                 .retry()
                 .atMost(1)
@@ -383,12 +390,13 @@ public final class SandboxPsp implements PspPort {
      * connection (nothing was sent).
      */
     static boolean closedBeforeAnswer(Throwable failure) {
-        return anyCause(
-                failure,
-                t -> t instanceof HttpClosedException
-                        || (t instanceof IOException
-                                && !(t instanceof ConnectException)
-                                && !(t instanceof InterruptedIOException)));
+        return !(failure instanceof NeverSentException)
+                && anyCause(
+                        failure,
+                        t -> t instanceof HttpClosedException
+                                || (t instanceof IOException
+                                        && !(t instanceof ConnectException)
+                                        && !(t instanceof InterruptedIOException)));
     }
 
     /** Every failure but a saturated limit (nothing sent) leaves the outcome unknown. */
@@ -396,10 +404,17 @@ public final class SandboxPsp implements PspPort {
         return !(failure instanceof PspSaturatedException);
     }
 
-    /** {@link ChargeResult#CONNECT_FAILED} when no connection could be made (nothing was sent). */
+    /**
+     * What made a call's outcome unknown: {@link ChargeResult#CONNECT_FAILED} when its first attempt could not connect
+     * (a look-up or refund then just tries again later), {@code resend_connect_failed} when the resend after a closed
+     * connection could not (the first attempt may have been executed).
+     */
     static String detail(Throwable failure) {
-        if (anyCause(failure, t -> t instanceof ConnectException)) {
+        if (failure instanceof NeverSentException) {
             return ChargeResult.CONNECT_FAILED;
+        }
+        if (PspHttp.connectFailed(failure)) {
+            return "resend_connect_failed";
         }
         if (anyCause(failure, t -> t instanceof TimeoutException)) {
             return "timeout";

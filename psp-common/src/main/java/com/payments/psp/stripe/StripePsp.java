@@ -5,6 +5,7 @@ import static com.payments.psp.PspHttp.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.psp.NeverSentException;
 import com.payments.psp.PspCallMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
@@ -45,7 +46,8 @@ import java.util.function.Function;
  * (non-blocking, so that thousands of slow calls need no threads), under the instance's {@link PspConcurrencyLimit},
  * with the pinned {@code Stripe-Version}, our ids as idempotency keys and in {@code metadata}, 429 retried with
  * exponential backoff and jitter, and a timer {@code psp.calls} per call and outcome. The API key is sent, never
- * logged.
+ * logged. A charge is NOT_SENT only when the first connect of its first attempt failed ({@link PspHttp#attempts}); a
+ * retry after a 429 that cannot connect leaves it UNKNOWN.
  */
 public final class StripePsp implements PspPort {
 
@@ -148,6 +150,8 @@ public final class StripePsp implements PspPort {
         }
         return call(HttpMethod.POST, "/v1/payment_intents", form, request.paymentId())
                 .map(StripePsp::chargeOutcome)
+                .onFailure(NeverSentException.class)
+                .recoverWithItem(ChargeResult::notSent)
                 .onFailure(StripePsp::sent)
                 .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
     }
@@ -259,6 +263,10 @@ public final class StripePsp implements PspPort {
         if (now.isBefore(query.firstSentAt().plus(settings.idempotencyWindow()))) {
             return timed("charge_resend", chargeCall(query.original()), ChargeResult::status)
                     .flatMap(result -> {
+                        if (result.neverSent()) {
+                            // this re-send reached nothing; it says nothing of the charge the first one made
+                            return Uni.createFrom().item(ChargeResult.unknown(null, ChargeResult.CONNECT_FAILED));
+                        }
                         if (result.needsAttention() && IDEMPOTENCY_ERROR.equals(result.detail())) {
                             return search(query, false).map(found -> definite(found) ? found : result);
                         }
@@ -443,22 +451,42 @@ public final class StripePsp implements PspPort {
 
     /**
      * Our refund in the PaymentIntent's refund list, found by {@code metadata['refund_id']} (a list, not search: no
-     * lag, so absence is NOT_FOUND).
+     * lag), read page by page ({@code starting_after} the last id of a page, while {@code has_more}): a PaymentIntent
+     * may have more refunds than one page holds, and only a list read to its end makes absence NOT_FOUND (on which
+     * the refund is sent again).
      */
     private Uni<RefundResult> listed(RefundRequest original) {
+        return listedAfter(original, null);
+    }
+
+    private Uni<RefundResult> listedAfter(RefundRequest original, String after) {
         String refundId = original.refundId();
-        return call(HttpMethod.GET, "/v1/refunds?limit=100&payment_intent=" + encode(original.pspChargeId()))
-                .map(answer -> {
-                    if (answer.status() != 200) {
-                        return RefundResult.unknown(null, "http_" + answer.status());
-                    }
-                    for (JsonNode refund : answer.body().path("data")) {
-                        if (refundId.equals(text(refund.path("metadata").path(METADATA_REFUND)))) {
-                            return refundStatus(refund);
-                        }
-                    }
-                    return new RefundResult(RefundResult.Status.NOT_FOUND, null, null, null, false);
-                });
+        String path = "/v1/refunds?limit=100&payment_intent=" + encode(original.pspChargeId())
+                + (after == null ? "" : "&starting_after=" + encode(after));
+        return call(HttpMethod.GET, path).flatMap(answer -> {
+            if (answer.status() != 200) {
+                return Uni.createFrom().item(RefundResult.unknown(null, "http_" + answer.status()));
+            }
+            JsonNode data = answer.body().path("data");
+            if (!data.isArray()) {
+                return Uni.createFrom().item(RefundResult.unknown(null, "not_a_list"));
+            }
+            String last = null;
+            for (JsonNode refund : data) {
+                if (refundId.equals(text(refund.path("metadata").path(METADATA_REFUND)))) {
+                    return Uni.createFrom().item(refundStatus(refund));
+                }
+                last = text(refund.path("id"));
+            }
+            if (!answer.body().path("has_more").asBoolean(false)) {
+                return Uni.createFrom().item(new RefundResult(RefundResult.Status.NOT_FOUND, null, null, null, false));
+            }
+            if (last == null || last.equals(after)) {
+                // more announced but no way on: the list was not read to its end, so absence proves nothing
+                return Uni.createFrom().item(RefundResult.unknown(null, "refund_list_incomplete"));
+            }
+            return listedAfter(original, last);
+        });
     }
 
     // ---------------------------------------------------------------- webhooks
@@ -542,8 +570,7 @@ public final class StripePsp implements PspPort {
      */
     private Uni<Answer> call(HttpMethod method, String path, String form, String idempotencyKey) {
         long timeoutMs = settings.callTimeout().toMillis();
-        Uni<Answer> attempt = Uni.createFrom()
-                .deferred(() -> {
+        Uni<Answer> attempt = PspHttp.attempts(() -> {
                     HttpRequest<Buffer> request = client.requestAbs(method, base + path)
                             .putHeader("Authorization", authorization)
                             .putHeader("Stripe-Version", settings.apiVersion())
@@ -591,12 +618,18 @@ public final class StripePsp implements PspPort {
     }
 
     private static String detail(Throwable failure) {
+        if (failure instanceof NeverSentException) {
+            return ChargeResult.CONNECT_FAILED;
+        }
+        if (PspHttp.connectFailed(failure)) {
+            return "retry_connect_failed";
+        }
         if (failure instanceof TimeoutException
                 || failure instanceof io.vertx.core.http.HttpClosedException
                 || failure.getClass().getSimpleName().contains("Timeout")) {
             return "timeout";
         }
-        return failure instanceof java.net.ConnectException ? ChargeResult.CONNECT_FAILED : "io_error";
+        return "io_error";
     }
 
     private static String first(String a, String b, String c) {

@@ -21,6 +21,7 @@ import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
+import com.payments.psp.port.RefundQuery;
 import com.payments.psp.port.RefundRequest;
 import com.payments.psp.port.RefundResult;
 import com.payments.psp.port.SettlementLine;
@@ -265,14 +266,14 @@ class StripePspWireMockTest {
     }
 
     @Test
-    void aRefusedConnectionIsUnknownNeverDeclined() throws Exception {
+    void aRefusedFirstConnectionIsNotSentNeverDeclined() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
         StripePsp nowhere = adapter(URI.create("http://127.0.0.1:" + closedPort), null);
         try {
-            assertThat(await(nowhere.charge(charge("pay-2")))).isEqualTo(ChargeResult.unknown(null, "connect_failed"));
+            assertThat(await(nowhere.charge(charge("pay-2")))).isEqualTo(ChargeResult.notSent());
         } finally {
             nowhere.close();
         }
@@ -374,5 +375,22 @@ class StripePspWireMockTest {
                                 java.time.Instant.ofEpochSecond(1930003300)),
                         new SettlementLine(
                                 "txn_3", "FEE", null, 500, 0, "EUR", java.time.Instant.ofEpochSecond(1930003302)));
+    }
+
+    @Test
+    void aRefundListThatAnnouncesMoreWithoutMovingOnIsUnknownNeverNotFound() {
+        String page = "{\"object\":\"list\",\"has_more\":true,\"data\":[{\"id\":\"re_other\",\"object\":\"refund\","
+                + "\"status\":\"succeeded\",\"metadata\":{\"refund_id\":\"ref-other\"}}]}";
+        stripe.stubFor(get(urlPathEqualTo("/v1/refunds"))
+                .willReturn(aResponse().withStatus(200).withBody(page)));
+        RefundRequest refund = new RefundRequest("ref-1", "pay-1", "pi_1", 100, "EUR");
+        // first sent long ago: after Stripe's key window the look-up reads the PaymentIntent's refund list
+        RefundResult result = psp.lookUpRefund(new RefundQuery(refund, null, java.time.Instant.EPOCH))
+                .await()
+                .atMost(WAIT);
+
+        assertThat(result).isEqualTo(RefundResult.unknown(null, "refund_list_incomplete"));
+        stripe.verify(com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor(urlPathEqualTo("/v1/refunds"))
+                .withQueryParam("starting_after", equalTo("re_other")));
     }
 }

@@ -586,7 +586,10 @@ public class StripeService {
         events.publish("refund.failed", reference, json);
     }
 
-    /** {@code GET /v1/refunds?payment_intent=…} (or {@code charge=…}): the refunds of one charge, newest first. */
+    /**
+     * {@code GET /v1/refunds?payment_intent=…} (or {@code charge=…}): the refunds of one charge, newest first, paged
+     * with {@code limit} and {@code starting_after} as Stripe pages its lists.
+     */
     public Reply listRefunds(StripeParams params) {
         int limit = limit(params.get("limit"));
         if (limit < 0) {
@@ -602,7 +605,11 @@ public class StripeService {
             }
         }
         found.sort(newestFirst(r -> r.created, r -> r.id));
-        return ok(page("list", "/v1/refunds", found, 0, limit, this::refundJson));
+        int from = after(found, r -> r.id, params.get("starting_after"));
+        if (from < 0) {
+            return StripeErrors.invalid("resource_missing", "No such refund.", "starting_after");
+        }
+        return ok(page("list", "/v1/refunds", found, from, limit, this::refundJson));
     }
 
     /** {@code GET /v1/refunds/{id}}. */
@@ -664,19 +671,9 @@ public class StripeService {
             }
         }
         all.sort(NEWEST_FIRST);
-        int from = 0;
-        String after = params.get("starting_after");
-        if (after != null) {
-            from = -1;
-            for (int i = 0; i < all.size(); i++) {
-                if (all.get(i).id().equals(after)) {
-                    from = i + 1;
-                    break;
-                }
-            }
-            if (from < 0) {
-                return StripeErrors.invalid("resource_missing", "No such balance_transaction.", "starting_after");
-            }
+        int from = after(all, BalanceTxn::id, params.get("starting_after"));
+        if (from < 0) {
+            return StripeErrors.invalid("resource_missing", "No such balance_transaction.", "starting_after");
         }
         List<String> expand = params.all("expand[]");
         boolean source = expand.contains("data.source") || expand.contains("data.source.payment_intent");
@@ -696,6 +693,19 @@ public class StripeService {
     /** Stripe's list order: newest first, ties by id, descending. */
     static <T> Comparator<T> newestFirst(ToLongFunction<T> created, Function<T, String> id) {
         return Comparator.comparingLong(created).reversed().thenComparing(id, Comparator.reverseOrder());
+    }
+
+    /** Where a page {@code starting_after} the item of that id begins: 0 without one, -1 when no item has it. */
+    private static <T> int after(List<T> sorted, Function<T, String> id, String after) {
+        if (after == null) {
+            return 0;
+        }
+        for (int i = 0; i < sorted.size(); i++) {
+            if (id.apply(sorted.get(i)).equals(after)) {
+                return i + 1;
+            }
+        }
+        return -1;
     }
 
     /** A Stripe list object of {@code limit} items of {@code sorted} from index {@code from}. */
