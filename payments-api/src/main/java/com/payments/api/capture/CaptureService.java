@@ -15,6 +15,7 @@ import com.payments.api.config.ApiConfig;
 import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.IdempotencyService.Claim;
 import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.payment.AmountLimits;
 import com.payments.api.payment.PaymentOutcome;
 import com.payments.api.payment.PaymentOutcomeService;
 import com.payments.api.payment.PaymentOutcomeService.PreparedOutcome;
@@ -40,7 +41,7 @@ import java.util.UUID;
  * payment meanwhile; one whose answer was lost leaves the payment UNKNOWN for the resolver. Concurrent captures share statements (1) and (3)
  * ({@link StatementBatcher}).
  *
- * <p>An amount the PSP cannot take in the currency ({@link PspGateway#requireTakes}, e.g. Stripe's units) is refused
+ * <p>An amount the PSP cannot take in the currency ({@link AmountLimits#requireTakenByPsp}, e.g. Stripe's units) is refused
  * before (1): 422, nothing stored.
  *
  * <p>Load is shed ({@code service_overloaded}, nothing stored) only at saturation: when statement (1) does not start within
@@ -105,7 +106,7 @@ public class CaptureService {
 
     public Uni<CaptureOutcome> capture(
             Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
-        psp.requireTakes(request.amount(), request.currency());
+        AmountLimits.requireTakenByPsp(psp.refusal(request.amount(), request.currency()));
         byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
         return claims.submit(new NewPayment(
                         UUID.randomUUID(),

@@ -1,6 +1,5 @@
 package com.payments.api.client;
 
-import com.payments.api.common.Refusal;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.AmountRefusal;
@@ -40,34 +39,14 @@ public class PspGateway {
     }
 
     /**
-     * Refuses, before anything is stored, an amount the active PSP cannot take (docs/api.md, Errors): {@code
-     * currency_not_supported_by_psp} or {@code amount_not_supported_by_psp}, 422. The sandbox takes every amount;
-     * Stripe's units differ from ISO 4217's for some currencies (docs/stripe.md, "Currencies").
+     * What the active PSP says of an amount before anything is stored: null when it takes it, else why not (the
+     * sandbox takes every amount; Stripe's units differ from ISO 4217's for some currencies: docs/stripe.md,
+     * "Currencies"). {@link com.payments.api.payment.AmountLimits#requireTakenByPsp} turns it into the refusal.
      *
      * @param amount ISO 4217 minor units
      */
-    public void requireTakes(long amount, String currency) {
-        AmountRefusal refusal = port.refusal(amount, currency);
-        if (refusal == null) {
-            return;
-        }
-        throw switch (refusal) {
-            case CURRENCY_NOT_SUPPORTED ->
-                new Refusal(
-                        Refusal.Kind.UNPROCESSABLE,
-                        "currency_not_supported_by_psp",
-                        "Currency not supported by the payment provider",
-                        "The payment provider does not take this currency; nothing was stored",
-                        null);
-            case AMOUNT_NOT_REPRESENTABLE ->
-                new Refusal(
-                        Refusal.Kind.UNPROCESSABLE,
-                        "amount_not_supported_by_psp",
-                        "Amount not supported by the payment provider",
-                        "The payment provider cannot take this amount in this currency (e.g. whole units only, or a"
-                                + " last digit of 0 for three-decimal currencies); nothing was stored",
-                        null);
-        };
+    public AmountRefusal refusal(long amount, String currency) {
+        return port.refusal(amount, currency);
     }
 
     /**

@@ -13,6 +13,7 @@ import com.payments.api.idempotency.IdempotencyRepository;
 import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.IdempotencyService.Claim;
 import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.payment.AmountLimits;
 import com.payments.api.refunds.RefundRepository.Found;
 import com.payments.api.refunds.RefundRepository.Reservation;
 import com.payments.contracts.Topics;
@@ -92,7 +93,7 @@ public class RefundService {
             if (!"CAPTURED".equals(found.paymentStatus())) {
                 return Uni.createFrom().failure(refused(found.paymentStatus()));
             }
-            psp.requireTakes(request.amount(), found.currency());
+            AmountLimits.requireTakenByPsp(psp.refusal(request.amount(), found.currency()));
             return reserve(merchant, paymentId, key, hash, request, found, traceHeaders);
         });
     }
