@@ -95,6 +95,10 @@ public class WebhookSender {
     }
 
     void onStart(@Observes StartupEvent event) {
+        if (!cipher.configured()) {
+            // signing is all this service does: without the key it would only fail every delivery until it gives up
+            throw new IllegalStateException(WebhookSecretCipher.NOT_CONFIGURED);
+        }
         // https: the certificate is verified against the URL's host (Vert.x's default, verify-host on), which is
         // also the SNI name, although the connection goes to the checked address (RequestOptions.setServer).
         HttpClientOptions options = new HttpClientOptions()

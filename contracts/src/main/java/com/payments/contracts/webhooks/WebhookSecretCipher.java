@@ -24,8 +24,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * pairs, comma-separated, the first one current. A row stores the key's id and {@code nonce || ciphertext || tag}; the
  * associated data binds the ciphertext to its row (endpoint id, row id) and key id, so a ciphertext copied to another
  * row, or altered, does not decrypt. payments-api seals (a new or rotated secret, the re-encryption job);
- * webhook-delivery opens (to sign). A singleton, created where it is injected: a service that needs it refuses to
- * start without a key, the others never read the setting.
+ * webhook-delivery opens (to sign). Without a key a service still starts (a benchmark or a PSP-only deployment needs
+ * no merchant webhooks), and everything that needs one fails closed: nothing is sealed ({@link NotConfigured}: no
+ * endpoint is created or rotated) and nothing is opened ({@link UnreadableSecret}: nothing is signed or sent).
  */
 @Singleton
 public final class WebhookSecretCipher {
@@ -45,19 +46,32 @@ public final class WebhookSecretCipher {
         }
     }
 
+    /** No key is configured: no secret can be sealed. */
+    public static final class NotConfigured extends IllegalStateException {
+        NotConfigured() {
+            super(NOT_CONFIGURED);
+        }
+    }
+
+    public static final String NOT_CONFIGURED = SETTING
+            + " (WEBHOOK_SECRETS_KEYS) is not set: the AES-256 key that encrypts merchants' webhook signing"
+            + " secrets, as id:base64 of 32 random bytes, the current key first"
+            + " (docs/deployment.md, \"Webhook secrets key\")";
+
     private final String currentKeyId;
     private final Map<String, SecretKey> keys;
 
     @Inject
     WebhookSecretCipher(@ConfigProperty(name = SETTING) Optional<String> keys) {
-        this(keys.filter(k -> !k.isBlank())
-                .orElseThrow(() -> new IllegalStateException(SETTING
-                        + " (WEBHOOK_SECRETS_KEYS) is not set: the AES-256 key that encrypts merchants' webhook signing"
-                        + " secrets, as id:base64 of 32 random bytes, the current key first"
-                        + " (docs/deployment.md, \"Webhook secrets key\")")));
+        this(keys.filter(k -> !k.isBlank()).orElse(null));
     }
 
     private WebhookSecretCipher(String spec) {
+        if (spec == null) {
+            this.keys = Map.of();
+            this.currentKeyId = null;
+            return;
+        }
         Map<String, SecretKey> parsed = new LinkedHashMap<>();
         for (String entry : spec.split(",")) {
             String trimmed = entry.strip();
@@ -90,12 +104,23 @@ public final class WebhookSecretCipher {
         return new WebhookSecretCipher(spec);
     }
 
+    /** Whether a key is configured; without one nothing can be sealed or opened. */
+    public boolean configured() {
+        return currentKeyId != null;
+    }
+
     /** The key new secrets are sealed with; rows under another key are re-encrypted under it. */
     public String currentKeyId() {
+        if (!configured()) {
+            throw new NotConfigured();
+        }
         return currentKeyId;
     }
 
     public Sealed seal(UUID endpointId, UUID secretId, String secret) {
+        if (!configured()) {
+            throw new NotConfigured();
+        }
         byte[] nonce = new byte[NONCE_BYTES];
         new SecureRandom().nextBytes(nonce);
         try {
@@ -114,6 +139,9 @@ public final class WebhookSecretCipher {
 
     /** The secret of that row; {@link UnreadableSecret} when it cannot be, never a wrong value. */
     public String open(UUID endpointId, UUID secretId, String keyId, byte[] ciphertext) {
+        if (!configured()) {
+            throw new UnreadableSecret("no key is configured (" + SETTING + ")");
+        }
         if (!keys.containsKey(keyId)) {
             throw new UnreadableSecret("sealed under key id " + keyId + ", which is not configured");
         }

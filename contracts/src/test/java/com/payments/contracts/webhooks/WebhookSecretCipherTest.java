@@ -7,6 +7,7 @@ import com.payments.contracts.webhooks.WebhookSecretCipher.Sealed;
 import com.payments.contracts.webhooks.WebhookSecretCipher.UnreadableSecret;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -63,12 +64,25 @@ class WebhookSecretCipherTest {
     }
 
     @Test
-    void refusesAMissingOrMalformedKeyListWithoutShowingAKey() {
-        assertThatThrownBy(() -> new WebhookSecretCipher(Optional.empty()))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("(WEBHOOK_SECRETS_KEYS) is not set")
-                .hasMessageContaining("docs/deployment.md");
-        assertThatThrownBy(() -> new WebhookSecretCipher(Optional.of(" "))).hasMessageContaining("is not set");
+    void withoutAKeyNothingIsSealedOrOpened() {
+        byte[] sealedElsewhere =
+                WebhookSecretCipher.of(K1).seal(endpoint, row, "whsec_x").ciphertext();
+        for (WebhookSecretCipher none :
+                List.of(new WebhookSecretCipher(Optional.empty()), new WebhookSecretCipher(Optional.of(" ")))) {
+            assertThat(none.configured()).isFalse();
+            assertThatThrownBy(() -> none.seal(endpoint, row, "whsec_x"))
+                    .isInstanceOf(WebhookSecretCipher.NotConfigured.class)
+                    .hasMessageContaining("(WEBHOOK_SECRETS_KEYS) is not set")
+                    .hasMessageContaining("docs/deployment.md");
+            assertThatThrownBy(none::currentKeyId).isInstanceOf(WebhookSecretCipher.NotConfigured.class);
+            assertThatThrownBy(() -> none.open(endpoint, row, "k1", sealedElsewhere))
+                    .isInstanceOf(UnreadableSecret.class);
+        }
+        assertThat(WebhookSecretCipher.of(K1).configured()).isTrue();
+    }
+
+    @Test
+    void refusesAMalformedKeyListWithoutShowingAKey() {
         String shortKey = Base64.getEncoder().encodeToString(new byte[16]);
         assertThatThrownBy(() -> WebhookSecretCipher.of("k:" + shortKey))
                 .hasMessageContaining("not 32 bytes")

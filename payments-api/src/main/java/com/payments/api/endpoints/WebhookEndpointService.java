@@ -39,6 +39,19 @@ public class WebhookEndpointService {
         this.config = config;
     }
 
+    /** A secret is only ever stored sealed: without a key, no endpoint is created or rotated (503, nothing stored). */
+    private void requireKey() {
+        if (!cipher.configured()) {
+            throw new Refusal(
+                    Refusal.Kind.UNAVAILABLE,
+                    "webhook_secrets_not_configured",
+                    "Webhook secrets key not configured",
+                    "This deployment has no key to encrypt webhook signing secrets (WEBHOOK_SECRETS_KEYS); nothing was"
+                            + " stored",
+                    null);
+        }
+    }
+
     /** A new signing secret: {@code whsec_} and the base64 of 32 random bytes (Standard Webhooks). */
     static String newSecret() {
         byte[] key = new byte[32];
@@ -50,6 +63,7 @@ public class WebhookEndpointService {
 
     /** Registers the endpoint after its URL passed the SSRF check; the answer carries the secret. */
     public Uni<WebhookEndpointView> create(UUID merchantId, WebhookEndpointRequest request) {
+        requireKey();
         String secret = newSecret();
         UUID id = UUID.randomUUID();
         UUID secretId = UUID.randomUUID();
@@ -99,6 +113,7 @@ public class WebhookEndpointService {
      * the endpoint's row lock, so concurrent rotations run one after the other and leave one current secret.
      */
     public Uni<WebhookEndpointView> rotateSecret(UUID merchantId, UUID id) {
+        requireKey();
         String secret = newSecret();
         UUID secretId = UUID.randomUUID();
         WebhookSecretCipher.Sealed sealed = cipher.seal(id, secretId, secret);

@@ -37,9 +37,15 @@ public class WebhookSecretSealingJob {
         this.cipher = cipher;
     }
 
-    /** Creates the job, and so the cipher, at start-up: without a key, payments-api does not start. */
+    /** Says at start-up which key seals, or that none does and webhook endpoints cannot be created or rotated. */
     void onStart(@Observes StartupEvent event) {
-        Log.debugf("Webhook secrets are sealed under key id %s", cipher.currentKeyId());
+        if (cipher.configured()) {
+            Log.debugf("Webhook secrets are sealed under key id %s", cipher.currentKeyId());
+        } else {
+            Log.errorf(
+                    "%s; until it is, creating or rotating a webhook endpoint answers 503 and no secret is sealed",
+                    WebhookSecretCipher.NOT_CONFIGURED);
+        }
     }
 
     /** What one run did: rows sealed under the current key, rows that could not be opened. */
@@ -50,6 +56,9 @@ public class WebhookSecretSealingJob {
             delayed = "5s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> run() {
+        if (!cipher.configured()) {
+            return Uni.createFrom().voidItem();
+        }
         return sealAll()
                 .invoke(done -> {
                     if (done.sealed() > 0) {
