@@ -12,7 +12,8 @@
 #   scripts/fault-upgrade.sh --bad-migration the same with scripts/fault-upgrade/bad/*.sql added after HEAD's
 #                                            migrations (a rename of a column the previous release writes): must fail
 #   env: PREVIOUS_RELEASE (a version of RELEASES; default the newest one whose commit is not HEAD), LOAD_SECONDS (mixed
-#        traffic through both versions, 20), KEEP=1 (leave .local/upgrade/run), UPGRADE_PORT_BASE (27000: old
+#        traffic through both versions, 20), KEEP=1 (keep the results), UPGRADE_RUN_DIR (.local/upgrade/run: state and
+#        logs of the run), UPGRADE_PORT_BASE (27000: old
 #        services on 27080-27083 / 27090-27093, HEAD's on 27180-27183 / 27190-27193, the sandbox on 27089)
 # HEAD's jars must be built (./mvnw -B package -DskipTests). The previous release's are built once per commit into
 # .local/upgrade/releases/<commit> (./mvnw package -DskipTests in a temporary copy of that commit: git archive).
@@ -21,7 +22,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 STATE=$ROOT/.local/upgrade
-OUT=$STATE/run
+OUT=${UPGRADE_RUN_DIR:-$STATE/run} # this run's state, logs and results
+export UPGRADE_RUN_DIR=$OUT
 BASE=${UPGRADE_PORT_BASE:-27000}
 PSP_PORT=$((BASE + 89))
 OLD_API=$((BASE + 80)) NEW_API=$((BASE + 180))
@@ -37,8 +39,12 @@ if [[ ${1:-} == events || ${1:-} == recon ]]; then
   if [[ $1 == events ]]; then
     # shellcheck disable=SC1091
     source "$OUT/infra.env"
+    # At least UPGRADE_EVENTS_SECONDS (30): with nine JVMs starting on a loaded machine a consumer took longer than
+    # the walkthrough's 8 s to join and fetch (the records were there, read again for 30 s).
+    seconds=${3:-15}
+    ((seconds >= ${UPGRADE_EVENTS_SECONDS:-30})) || seconds=${UPGRADE_EVENTS_SECONDS:-30}
     exec "$JAVA" -cp "$ROOT/local-infra/target/classes:$(cat "$OUT/infra.classpath")" com.payments.infra.TopicTail \
-      "${2:-payment-events}" "${@:3}" 2>/dev/null
+      "${2:-payment-events}" "$seconds" 2>/dev/null
   fi
   exec "$JAVA" -jar "${RECON_APP:?}/quarkus-run.jar" "${@:2}"
 fi
@@ -279,7 +285,7 @@ for w in 1 2; do mixed "$w" & MIXED_PIDS+=($!); PIDS+=($!); done
 sleep "$LOAD_SECONDS"
 touch "$OUT/stop-mixed"
 wait "${MIXED_PIDS[@]}"
-say "mixed traffic through both versions: $(grep -c ' x' "$OUT/results/keys") captures, $(wc -l <"$OUT/results/bad") bad answers"
+say "mixed traffic through both versions: $(grep -c ' up-x' "$OUT/results/keys") captures, $(wc -l <"$OUT/results/bad") bad answers"
 
 # --- 6. Settle, then the fault suite's invariants ----------------------------------------------------------------
 unsettled() {
