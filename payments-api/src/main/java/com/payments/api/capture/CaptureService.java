@@ -12,10 +12,8 @@ import com.payments.api.common.PspCallTimer;
 import com.payments.api.common.Refusal;
 import com.payments.api.common.RequestHash;
 import com.payments.api.config.ApiConfig;
-import com.payments.api.idempotency.IdempotencyService;
-import com.payments.api.idempotency.IdempotencyService.Claim;
-import com.payments.api.idempotency.StoredAnswers;
 import com.payments.api.payment.AmountLimits;
+import com.payments.api.payment.LimitedPsp;
 import com.payments.api.payment.PaymentOutcome;
 import com.payments.api.payment.PaymentOutcomeService;
 import com.payments.api.payment.PaymentOutcomeService.PreparedOutcome;
@@ -55,12 +53,10 @@ public class CaptureService {
     static final String ACTOR = "capture";
 
     private final Pool pool;
-    private final IdempotencyService idempotency;
     private final PaymentRepository payments;
     private final PaymentOutcomeService outcomes;
-    private final PspGateway psp;
-    private final PspConcurrencyLimit pspLimit;
-    private final StoredAnswers answers;
+    private final LimitedPsp psp;
+    private final CaptureReplays replays;
     private final PspChargeAttention attentionItems;
     private final ApiMetrics metrics;
     private final ApiConfig config;
@@ -69,22 +65,18 @@ public class CaptureService {
 
     public CaptureService(
             Pool pool,
-            IdempotencyService idempotency,
             PaymentRepository payments,
             PaymentOutcomeService outcomes,
-            PspGateway psp,
-            PspConcurrencyLimit pspLimit,
-            StoredAnswers answers,
+            LimitedPsp psp,
+            CaptureReplays replays,
             PspChargeAttention attentionItems,
             ApiMetrics metrics,
             ApiConfig config) {
         this.pool = pool;
-        this.idempotency = idempotency;
         this.payments = payments;
         this.outcomes = outcomes;
         this.psp = psp;
-        this.pspLimit = pspLimit;
-        this.answers = answers;
+        this.replays = replays;
         this.attentionItems = attentionItems;
         this.metrics = metrics;
         this.config = config;
@@ -125,23 +117,13 @@ public class CaptureService {
                 })
                 .flatMap(payment -> payment != null
                         ? charge(merchant, key, payment, request, traceHeaders)
-                        : idempotency.existing(pool, merchant.id(), key, hash).flatMap(claim -> {
-                            if (claim instanceof Claim.Completed completed) {
-                                return replay(merchant, completed);
-                            }
-                            return Uni.createFrom()
-                                    .failure(IdempotencyService.refusalFor(
-                                            claim, config.idempotency().inFlightRetryAfterSeconds()));
-                        }));
+                        : replays.existing(merchant, key, hash));
     }
 
     private Uni<CaptureOutcome> charge(
             Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
         PspCallTimer timer = new PspCallTimer();
-        return pspLimit.run(() -> {
-                    timer.start();
-                    return psp.charge(payment.id(), request.amount(), request.currency(), request.source());
-                })
+        return psp.charge(payment.id(), request.amount(), request.currency(), request.source(), timer)
                 .onItemOrFailure()
                 .transformToUni((result, failure) -> {
                     PspCall call = timer.charge(0, result, failure);
@@ -241,17 +223,6 @@ public class CaptureService {
                             "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
                             config.psp().unavailableRetryAfterSeconds()));
         });
-    }
-
-    /** A completed key: the stored answer byte for byte, or the current state if it was stored before an outcome. */
-    private Uni<CaptureOutcome> replay(Merchant merchant, Claim.Completed completed) {
-        metrics.capture("replayed");
-        if (!StoredAnswers.beforeOutcome(completed.answer()) || completed.resourceId() == null) {
-            return Uni.createFrom().item(new CaptureOutcome.Replayed(completed.answer()));
-        }
-        return payments.find(pool, merchant.id(), completed.resourceId())
-                .map(payment ->
-                        new CaptureOutcome.Replayed(payment == null ? completed.answer() : answers.payment(payment)));
     }
 
     private static String outcomeTag(PaymentStatus status) {

@@ -1,6 +1,6 @@
 package com.payments.api.console;
 
-import com.payments.api.console.ConsoleRepository.DayBreaks;
+import com.payments.api.console.ConsoleReconRepository.DayBreaks;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,28 +1,21 @@
 package com.payments.api.resolver;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.PaymentStatus;
 import com.payments.api.client.PspAttentionException;
-import com.payments.api.client.PspChargeLookup;
 import com.payments.api.client.PspChargeLookup.Answer;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
-import com.payments.api.common.OperationsRepository;
-import com.payments.api.common.PspCallRepository;
 import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.common.PspCallTimer;
 import com.payments.api.config.ResolutionConfig;
+import com.payments.api.payment.LimitedPsp;
 import com.payments.api.payment.PaymentOutcome;
 import com.payments.api.payment.PaymentOutcomeService;
-import com.payments.api.payment.PaymentRepository;
 import com.payments.api.payment.PaymentRepository.Locked;
 import com.payments.api.payment.PspAmountMismatch;
 import com.payments.api.payment.PspChargeAttention;
 import com.payments.api.resolver.ResolverRepository.Claimed;
-import com.payments.contracts.tracing.TraceHeaders;
-import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import io.quarkus.logging.Log;
@@ -56,48 +49,27 @@ public class PaymentResolver {
 
     private final Pool pool;
     private final ResolverRepository repository;
-    private final OperationsRepository operations;
-    private final PspAmountMismatch mismatch;
-    private final PspChargeAttention attentionItems;
-    private final PaymentOutcomeService outcomes;
-    private final PspChargeLookup lookup;
-    private final PspGateway psp;
-    private final PspConcurrencyLimit pspLimit;
+    private final ClaimRecorder recorder;
+    private final ResolverEscalations escalations;
+    private final LimitedPsp psp;
     private final ResolverMetrics metrics;
     private final ResolutionConfig.Resolver config;
-    private final ObjectMapper mapper;
-    private final TraceHeaders traceHeaders;
-    private final PspCallRepository pspCalls;
 
     public PaymentResolver(
             Pool pool,
             ResolverRepository repository,
-            OperationsRepository operations,
-            PspAmountMismatch mismatch,
-            PspChargeAttention attentionItems,
-            PaymentOutcomeService outcomes,
-            PspChargeLookup lookup,
-            PspGateway psp,
-            PspConcurrencyLimit pspLimit,
+            ClaimRecorder recorder,
+            ResolverEscalations escalations,
+            LimitedPsp psp,
             ResolverMetrics metrics,
-            ResolutionConfig config,
-            ObjectMapper mapper,
-            TraceHeaders traceHeaders,
-            PspCallRepository pspCalls) {
+            ResolutionConfig config) {
         this.pool = pool;
-        this.pspCalls = pspCalls;
         this.repository = repository;
-        this.operations = operations;
-        this.mismatch = mismatch;
-        this.attentionItems = attentionItems;
-        this.outcomes = outcomes;
-        this.lookup = lookup;
+        this.recorder = recorder;
+        this.escalations = escalations;
         this.psp = psp;
-        this.pspLimit = pspLimit;
         this.metrics = metrics;
         this.config = config.resolver();
-        this.mapper = mapper;
-        this.traceHeaders = traceHeaders;
     }
 
     @Scheduled(
@@ -156,13 +128,9 @@ public class PaymentResolver {
     public Uni<String> resolve(Claimed claim) {
         List<PspCall> calls = new ArrayList<>(2);
         PspCallTimer timer = new PspCallTimer();
-        // Lookups and re-sends take permits of the same PSP limit as captures: one PSP, one connection pool.
-        return pspLimit.run(() -> {
-                    timer.start();
-                    // the stored PSP id (Stripe: a pending PaymentIntent) lets the adapter retrieve by id after the
-                    // PSP's key window
-                    return lookup.find(new ChargeQuery(chargeOf(claim), claim.pspReference(), claim.createdAt()));
-                })
+        // the stored PSP id (Stripe: a pending PaymentIntent) lets the adapter retrieve by id after the PSP's key
+        // window
+        return psp.find(new ChargeQuery(chargeOf(claim), claim.pspReference(), claim.createdAt()), timer)
                 .onItemOrFailure()
                 .transformToUni((answer, failure) -> {
                     calls.add(timer.lookup(claim.attempt(), answer, failure));
@@ -194,10 +162,7 @@ public class PaymentResolver {
         Log.infof(
                 "Resolver: payment %s attempt %d: not at the PSP, re-sending the charge", claim.id(), claim.attempt());
         PspCallTimer timer = new PspCallTimer();
-        return pspLimit.run(() -> {
-                    timer.start();
-                    return psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source());
-                })
+        return psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source(), timer)
                 .onItemOrFailure()
                 .transformToUni((PspChargeResult result, Throwable failure) -> {
                     calls.add(timer.charge(claim.attempt(), result, failure));
@@ -220,23 +185,18 @@ public class PaymentResolver {
      * has our amount and currency.
      */
     private Uni<String> record(Claimed claim, PaymentOutcome outcome, JsonNode reported, List<PspCall> calls) {
-        return pool.withTransaction(
-                conn -> lockRecordingCalls(conn, claim, calls).flatMap(current -> {
-                    if (!owns(claim, current)) {
-                        return Uni.createFrom().item("skipped");
-                    }
-                    if (reported != null && !PspAmountMismatch.sameMoney(current, reported)) {
-                        return amountMismatch(conn, claim, current, reported);
-                    }
-                    return outcomes.record(conn, outcome, traceHeaders.current())
-                            .map(recorded -> {
-                                PaymentStatus now = recorded.payment().status();
-                                Log.infof(
-                                        "Resolver: payment %s %s -> %s (attempt %d)",
-                                        claim.id(), current.status(), now, claim.attempt());
-                                return now == PaymentStatus.CAPTURED ? "captured" : "failed";
-                            });
-                }));
+        return recorder.underLock(claim, calls, (conn, current) -> {
+            if (reported != null && !PspAmountMismatch.sameMoney(current, reported)) {
+                return amountMismatch(conn, claim, current, reported);
+            }
+            return recorder.record(conn, outcome).map(recorded -> {
+                PaymentStatus now = recorded.payment().status();
+                Log.infof(
+                        "Resolver: payment %s %s -> %s (attempt %d)",
+                        claim.id(), current.status(), now, claim.attempt());
+                return now == PaymentStatus.CAPTURED ? "captured" : "failed";
+            });
+        });
     }
 
     /**
@@ -251,12 +211,7 @@ public class PaymentResolver {
         String error = PspAmountMismatch.REASON + ": the PSP's charge differs from the payment";
         return toUnknown(conn, claim, current, error)
                 .flatMap(v -> repository.stop(conn, claim.id(), claim.attempt(), error))
-                .flatMap(v -> mismatch.open(
-                        conn,
-                        current,
-                        reported,
-                        ACTOR,
-                        mapper.createObjectNode().put("attempt", claim.attempt())))
+                .flatMap(v -> escalations.amountMismatch(conn, claim, current, reported))
                 .replaceWith("amount_mismatch");
     }
 
@@ -265,7 +220,7 @@ public class PaymentResolver {
         if (current.status() != PaymentStatus.PROCESSING) {
             return Uni.createFrom().voidItem();
         }
-        return outcomes.record(conn, PaymentOutcome.unknown(claim.id(), error, ACTOR), traceHeaders.current())
+        return recorder.record(conn, PaymentOutcome.unknown(claim.id(), error, ACTOR))
                 .invoke(r -> Log.infof(
                         "Resolver: payment %s PROCESSING -> UNKNOWN (attempt %d)", claim.id(), claim.attempt()))
                 .replaceWithVoid();
@@ -280,85 +235,34 @@ public class PaymentResolver {
         String error = failure instanceof PspAttentionException attention
                 ? call + ": PspAttentionException " + attention.detail()
                 : call + ": " + failure.getClass().getSimpleName();
-        return pool.withTransaction(
-                conn -> lockRecordingCalls(conn, claim, calls).flatMap(current -> {
-                    if (!owns(claim, current)) {
-                        return Uni.createFrom().item("skipped");
+        return recorder.underLock(claim, calls, (conn, current) -> toUnknown(conn, claim, current, error)
+                .call(v -> failure instanceof PspAttentionException attention
+                        ? escalations.attention(conn, claim, attention)
+                        : Uni.createFrom().voidItem())
+                .flatMap(v -> repository.reschedule(
+                        conn,
+                        claim.id(),
+                        claim.attempt(),
+                        delay,
+                        config.deadline(),
+                        error,
+                        PspGateway.pspChargeIdOf(failure)))
+                .flatMap(escalated -> {
+                    if (!Boolean.TRUE.equals(escalated)) {
+                        Log.infof(
+                                "Resolver: payment %s UNKNOWN after attempt %d (%s), next attempt in %s",
+                                claim.id(), claim.attempt(), error, delay);
+                        return Uni.createFrom().item("still_unknown");
                     }
-                    return toUnknown(conn, claim, current, error)
-                            .call(v -> failure instanceof PspAttentionException attention
-                                    ? attentionItems.open(conn, claim.id(), attention, ACTOR)
-                                    : Uni.createFrom().voidItem())
-                            .flatMap(v -> repository.reschedule(
-                                    conn,
-                                    claim.id(),
-                                    claim.attempt(),
-                                    delay,
-                                    config.deadline(),
-                                    error,
-                                    PspGateway.pspChargeIdOf(failure)))
-                            .flatMap(escalated -> {
-                                if (!Boolean.TRUE.equals(escalated)) {
-                                    Log.infof(
-                                            "Resolver: payment %s UNKNOWN after attempt %d (%s), next attempt in %s",
-                                            claim.id(), claim.attempt(), error, delay);
-                                    return Uni.createFrom().item("still_unknown");
-                                }
-                                Log.warnf(
-                                        "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
-                                        claim.id(), claim.attempt(), error);
-                                return operations
-                                        .open(
-                                                conn,
-                                                "payment",
-                                                claim.id().toString(),
-                                                PaymentOutcomeService.DEADLINE_REASON,
-                                                details(claim, error))
-                                        .replaceWith("escalated");
-                            });
+                    Log.warnf(
+                            "Resolver: payment %s UNKNOWN after attempt %d (%s): deadline passed, operations item opened",
+                            claim.id(), claim.attempt(), error);
+                    return escalations.deadlinePassed(conn, claim, error).replaceWith("escalated");
                 }));
-    }
-
-    /** Locks the payment and writes this attempt's PSP calls (in the caller's transaction). */
-    private Uni<Locked> lockRecordingCalls(SqlClient conn, Claimed claim, List<PspCall> calls) {
-        return PaymentRepository.lock(conn, claim.id())
-                .call(current ->
-                        current == null ? Uni.createFrom().voidItem() : pspCalls.insert(conn, claim.id(), calls));
-    }
-
-    private static boolean owns(Claimed claim, Locked current) {
-        if (current == null || current.status().isFinal() || current.attempts() != claim.attempt()) {
-            Log.infof(
-                    "Resolver: payment %s attempt %d: %s meanwhile, nothing recorded",
-                    claim.id(),
-                    claim.attempt(),
-                    current == null
-                            ? "gone"
-                            : current.status().isFinal() ? "resolved " + current.status() : "claimed again");
-            return false;
-        }
-        return true;
     }
 
     Duration backoff(int attempt) {
         List<Duration> steps = config.backoff();
         return steps.get(Math.min(Math.max(attempt, 1), steps.size()) - 1);
-    }
-
-    private String details(Claimed claim, String error) {
-        ObjectNode node = mapper.createObjectNode();
-        node.put("paymentId", claim.id().toString());
-        node.put("merchantId", claim.merchantId().toString());
-        node.put("amount", claim.amount());
-        node.put("currency", claim.currency());
-        node.put("createdAt", claim.createdAt().toString());
-        node.put("attempts", claim.attempt());
-        node.put("lastError", error);
-        node.put(
-                "action",
-                "The PSP gave no definite answer before the deadline. Check the charge with reference = paymentId at the"
-                        + " PSP; the reconciler's settlement match also shows it. The payment stays UNKNOWN; it is not"
-                        + " retried automatically any more.");
-        return node.toString();
     }
 }

@@ -10,7 +10,9 @@ import com.payments.sandbox.service.SettlementService;
 import com.payments.sandbox.service.SettlementService.Injected;
 import com.payments.sandbox.service.WebhookService;
 import com.payments.sandbox.service.WebhookService.Delivery;
-import com.payments.sandbox.stripe.StripeService;
+import com.payments.sandbox.stripe.StripeBalance;
+import com.payments.sandbox.stripe.StripeIdempotency;
+import com.payments.sandbox.stripe.StripeStore;
 import io.smallrye.mutiny.Multi;
 import io.vertx.mutiny.core.buffer.Buffer;
 import jakarta.ws.rs.Consumes;
@@ -55,7 +57,9 @@ public class TestApiResource {
     private final WebhookService webhooks;
     private final SettlementService settlements;
     private final RefundRequestLog refundLog;
-    private final StripeService stripe;
+    private final StripeStore stripe;
+    private final StripeIdempotency stripeKeys;
+    private final StripeBalance stripeBalance;
 
     public TestApiResource(
             PspService psp,
@@ -64,7 +68,9 @@ public class TestApiResource {
             WebhookService webhooks,
             SettlementService settlements,
             RefundRequestLog refundLog,
-            StripeService stripe) {
+            StripeStore stripe,
+            StripeIdempotency stripeKeys,
+            StripeBalance stripeBalance) {
         this.psp = psp;
         this.faults = faults;
         this.clock = clock;
@@ -72,6 +78,8 @@ public class TestApiResource {
         this.settlements = settlements;
         this.refundLog = refundLog;
         this.stripe = stripe;
+        this.stripeKeys = stripeKeys;
+        this.stripeBalance = stripeBalance;
     }
 
     @GET
@@ -89,6 +97,7 @@ public class TestApiResource {
     public void reset() {
         psp.reset();
         stripe.reset();
+        stripeKeys.reset();
         settlements.reset();
         webhooks.reset();
         refundLog.reset();
@@ -164,7 +173,7 @@ public class TestApiResource {
         }
         SettlementService.SettlementFile file = settlements.render(day);
         List<Injected> injected = new ArrayList<>(file.injected());
-        injected.addAll(stripe.injected(day));
+        injected.addAll(stripeBalance.injected(day));
         return new DiscrepancyReport(day, file.lines(), injected);
     }
 

@@ -54,7 +54,7 @@ public class StripeEvents {
         ObjectNode event = mapper.createObjectNode();
         event.put("id", id);
         event.put("object", "event");
-        event.put("api_version", StripeService.API_VERSION);
+        event.put("api_version", StripeRoutes.API_VERSION);
         event.put("created", clock.now().getEpochSecond());
         event.putObject("data").set("object", object);
         event.put("livemode", false);

@@ -1,5 +1,6 @@
 package com.payments.sandbox.stripe;
 
+import com.payments.sandbox.Reply;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -70,5 +71,62 @@ public final class StripeParams {
             sorted.put(e.getKey(), copy);
         }
         return endpoint + '|' + sorted;
+    }
+
+    /** The most a Stripe amount may be, in minor units. */
+    static final long MAX_AMOUNT = 99_999_999L;
+
+    /** The error of an {@code amount} parameter out of 1..{@link #MAX_AMOUNT}; null when fine or absent but optional. */
+    static Reply amountError(String text, boolean required) {
+        if (text == null) {
+            return required
+                    ? StripeErrors.invalid("parameter_missing", "Missing required param: amount.", "amount")
+                    : null;
+        }
+        long value;
+        try {
+            value = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            return StripeErrors.invalid("parameter_invalid_integer", "Invalid integer: amount.", "amount");
+        }
+        if (value < 1) {
+            return StripeErrors.invalid("amount_too_small", "Amount must be at least 1 minor unit.", "amount");
+        }
+        if (value > MAX_AMOUNT) {
+            return StripeErrors.invalid("amount_too_large", "Amount must be no more than 99999999.", "amount");
+        }
+        return null;
+    }
+
+    /** A list's {@code limit}: 10 when absent, -1 when not an integer in 1..100. */
+    static int limit(String text) {
+        if (text == null) {
+            return 10;
+        }
+        try {
+            int value = Integer.parseInt(text);
+            return value >= 1 && value <= 100 ? value : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    static Reply limitError() {
+        return StripeErrors.invalid("parameter_invalid_integer", "limit must be between 1 and 100.", "limit");
+    }
+
+    static Long parseLong(String text) {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** A parameter name as it may be echoed: printable ASCII, at most 64 characters. */
+    static String safe(String text) {
+        String cut = text.length() > 64 ? text.substring(0, 64) : text;
+        return new String(cut.getBytes(StandardCharsets.US_ASCII), StandardCharsets.US_ASCII)
+                .replaceAll("[^\\x20-\\x7e]", "?");
     }
 }

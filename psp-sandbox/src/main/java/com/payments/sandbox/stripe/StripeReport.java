@@ -1,7 +1,7 @@
 package com.payments.sandbox.stripe;
 
-import com.payments.sandbox.stripe.StripeService.BalanceTxn;
-import com.payments.sandbox.stripe.StripeService.Intent;
+import com.payments.sandbox.stripe.StripeStore.BalanceTxn;
+import com.payments.sandbox.stripe.StripeStore.Intent;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -25,18 +25,20 @@ public class StripeReport {
     private static final DateTimeFormatter UTC =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
 
-    private final StripeService stripe;
+    private final StripeStore store;
+    private final StripeBalance balance;
 
-    public StripeReport(StripeService stripe) {
-        this.stripe = stripe;
+    public StripeReport(StripeStore store, StripeBalance balance) {
+        this.store = store;
+        this.balance = balance;
     }
 
     String itemized(LocalDate day) {
-        String payout = StripeService.payoutId(day);
+        String payout = StripeBalance.payoutId(day);
         String availableOn = UTC.format(day.atStartOfDay(ZoneOffset.UTC).toInstant());
         StringBuilder csv = new StringBuilder(HEADER);
-        for (BalanceTxn txn : stripe.payoutItems(day)) {
-            Intent intent = stripe.intentOf(txn.source());
+        for (BalanceTxn txn : balance.payoutItems(day)) {
+            Intent intent = store.intentOf(txn.source());
             String source = txn.source();
             csv.append(payout).append(',');
             csv.append(txn.id()).append(',');
@@ -56,7 +58,7 @@ public class StripeReport {
             csv.append(source.startsWith("dp_") ? source : "").append(',');
             csv.append(quote(intent == null ? null : intent.metadata.get("payment_id")))
                     .append(',');
-            csv.append(quote(stripe.refundMetadata(source).get("refund_id"))).append('\n');
+            csv.append(quote(store.refundMetadata(source).get("refund_id"))).append('\n');
         }
         return csv.toString();
     }

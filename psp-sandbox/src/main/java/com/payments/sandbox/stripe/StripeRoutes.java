@@ -26,13 +26,29 @@ public class StripeRoutes {
 
     static final String PREFIX = "/stripe";
 
-    private final StripeService stripe;
+    /** The API version the sandbox answers as when the request names none. */
+    public static final String API_VERSION = "2025-03-31.basil";
+
+    private final StripeIntents intents;
+    private final StripeRefunds refunds;
+    private final StripeBalance balance;
+    private final StripeIdempotency idempotency;
     private final StripeReport report;
     private final FaultSettings faults;
     private final Vertx vertx;
 
-    public StripeRoutes(StripeService stripe, StripeReport report, FaultSettings faults, Vertx vertx) {
-        this.stripe = stripe;
+    public StripeRoutes(
+            StripeIntents intents,
+            StripeRefunds refunds,
+            StripeBalance balance,
+            StripeIdempotency idempotency,
+            StripeReport report,
+            FaultSettings faults,
+            Vertx vertx) {
+        this.intents = intents;
+        this.refunds = refunds;
+        this.balance = balance;
+        this.idempotency = idempotency;
         this.report = report;
         this.faults = faults;
         this.vertx = vertx;
@@ -44,18 +60,18 @@ public class StripeRoutes {
         router.post(PREFIX + "/v1/payment_intents").order(-92).handler(ctx -> post(ctx, true));
         router.get(PREFIX + "/v1/payment_intents/search")
                 .order(-92)
-                .handler(ctx -> read(ctx, () -> stripe.searchIntents(query(ctx))));
+                .handler(ctx -> read(ctx, () -> intents.search(query(ctx))));
         router.get(PREFIX + "/v1/payment_intents/:id")
                 .order(-91)
-                .handler(ctx -> read(ctx, () -> stripe.retrieveIntent(ctx.pathParam("id"))));
+                .handler(ctx -> read(ctx, () -> intents.retrieve(ctx.pathParam("id"))));
         router.post(PREFIX + "/v1/refunds").order(-92).handler(ctx -> post(ctx, false));
-        router.get(PREFIX + "/v1/refunds").order(-92).handler(ctx -> read(ctx, () -> stripe.listRefunds(query(ctx))));
+        router.get(PREFIX + "/v1/refunds").order(-92).handler(ctx -> read(ctx, () -> refunds.list(query(ctx))));
         router.get(PREFIX + "/v1/refunds/:id")
                 .order(-91)
-                .handler(ctx -> read(ctx, () -> stripe.retrieveRefund(ctx.pathParam("id"))));
+                .handler(ctx -> read(ctx, () -> refunds.retrieve(ctx.pathParam("id"))));
         router.get(PREFIX + "/v1/balance_transactions")
                 .order(-92)
-                .handler(ctx -> read(ctx, () -> stripe.balanceTransactions(query(ctx))));
+                .handler(ctx -> read(ctx, () -> balance.transactions(query(ctx))));
         router.get(PREFIX + "/reports/payout_reconciliation.itemized.csv")
                 .order(-92)
                 .handler(this::report);
@@ -68,7 +84,7 @@ public class StripeRoutes {
             send(ctx, unauthorized(ctx.request()), null);
             return;
         }
-        Reply limited = stripe.rateLimited();
+        Reply limited = idempotency.rateLimited();
         if (limited != null) {
             send(ctx, limited, null);
             return;
@@ -83,8 +99,8 @@ public class StripeRoutes {
         }
         Buffer body = ctx.body().buffer();
         StripeParams params = StripeParams.parse(body == null ? null : body.toString(StandardCharsets.UTF_8));
-        StripeService.Handled handled =
-                intent ? stripe.createIntent(account, key, params) : stripe.createRefund(account, key, params);
+        StripeIdempotency.Handled handled =
+                intent ? intents.create(account, key, params) : refunds.create(account, key, params);
         long latency = faults.latencyMs();
         Runnable answer = () -> {
             handled.executed().run();
@@ -107,7 +123,7 @@ public class StripeRoutes {
             send(ctx, unauthorized(ctx.request()), null);
             return;
         }
-        Reply fault = stripe.readFault();
+        Reply fault = idempotency.readFault();
         Reply reply = fault != null ? fault : call.get();
         long latency = faults.latencyMs();
         if (latency > 0) {
@@ -122,7 +138,7 @@ public class StripeRoutes {
             send(ctx, unauthorized(ctx.request()), null);
             return;
         }
-        LocalDate day = StripeService.payoutDay(ctx.request().getParam("payout"));
+        LocalDate day = StripeBalance.payoutDay(ctx.request().getParam("payout"));
         if (day == null) {
             send(ctx, StripeErrors.invalid("resource_missing", "No such payout.", "payout"), null);
             return;
@@ -181,7 +197,7 @@ public class StripeRoutes {
         response.setStatusCode(reply.status())
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Request-Id", PspService.newId("req_"))
-                .putHeader("Stripe-Version", version != null ? version : StripeService.API_VERSION);
+                .putHeader("Stripe-Version", version != null ? version : API_VERSION);
         if (idempotencyKey != null) {
             response.putHeader("Idempotency-Key", idempotencyKey);
         }

@@ -1,0 +1,54 @@
+package com.payments.api.payment;
+
+import com.payments.api.client.PspChargeLookup;
+import com.payments.api.client.PspChargeLookup.Answer;
+import com.payments.api.client.PspChargeResult;
+import com.payments.api.client.PspGateway;
+import com.payments.api.common.PspCallTimer;
+import com.payments.psp.PspConcurrencyLimit;
+import com.payments.psp.port.AmountRefusal;
+import com.payments.psp.port.ChargeQuery;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.UUID;
+
+/**
+ * The PSP as the capture and the resolver call it: every charge and look-up under a permit of the instance's one
+ * {@link PspConcurrencyLimit} (one PSP, one connection pool), taken outside {@link PspGateway} so that a call shed by
+ * the limit never reaches its circuit breaker. The call's timer starts once the permit is held: {@code psp_calls}
+ * records the PSP's time, not the wait.
+ */
+@ApplicationScoped
+public class LimitedPsp {
+    private final PspGateway psp;
+    private final PspChargeLookup lookup;
+    private final PspConcurrencyLimit limit;
+
+    public LimitedPsp(PspGateway psp, PspChargeLookup lookup, PspConcurrencyLimit limit) {
+        this.psp = psp;
+        this.lookup = lookup;
+        this.limit = limit;
+    }
+
+    /** {@link PspGateway#refusal}: what the PSP says of an amount before anything is stored. */
+    public AmountRefusal refusal(long amount, String currency) {
+        return psp.refusal(amount, currency);
+    }
+
+    /** {@link PspGateway#charge} with the payment id as the PSP's key. */
+    public Uni<PspChargeResult> charge(
+            UUID paymentId, long amount, String currency, String source, PspCallTimer timer) {
+        return limit.run(() -> {
+            timer.start();
+            return psp.charge(paymentId, amount, currency, source);
+        });
+    }
+
+    /** {@link PspChargeLookup#find}: the charge of a reference, as the PSP reports it. */
+    public Uni<Answer> find(ChargeQuery query, PspCallTimer timer) {
+        return limit.run(() -> {
+            timer.start();
+            return lookup.find(query);
+        });
+    }
+}
