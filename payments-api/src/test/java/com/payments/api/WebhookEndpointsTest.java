@@ -7,7 +7,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.TestSupport.Shop;
-import com.payments.api.endpoints.HostResolver;
+import com.payments.api.merchantwebhooks.HostResolver;
 import com.payments.infra.PostgresTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;

@@ -1,4 +1,4 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

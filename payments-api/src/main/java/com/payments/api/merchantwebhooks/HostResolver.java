@@ -1,4 +1,4 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;

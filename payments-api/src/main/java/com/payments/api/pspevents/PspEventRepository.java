@@ -1,4 +1,4 @@
-package com.payments.api.webhooks;
+package com.payments.api.pspevents;
 
 import com.payments.api.Payment;
 import com.payments.api.common.OutboxRow;
@@ -17,7 +17,7 @@ import java.util.UUID;
  * the schema's {@code settle_refund}, as refunds-worker's) and the payment of a dispute.
  */
 @ApplicationScoped
-public class WebhookRepository {
+public class PspEventRepository {
 
     /** A refund locked for the webhook's transaction. */
     public record LockedRefund(UUID id, UUID paymentId, UUID merchantId, long amount, String currency, String status) {

@@ -47,7 +47,7 @@ import org.junit.jupiter.api.Test;
         value = PspSandboxTestResource.class,
         initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
         scope = TestResourceScope.GLOBAL)
-class WebhookTest {
+class PspWebhookTest {
     final PspWebhooks psp = PspWebhooks.active();
 
     @Inject

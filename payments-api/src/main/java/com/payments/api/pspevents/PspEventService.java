@@ -1,4 +1,4 @@
-package com.payments.api.webhooks;
+package com.payments.api.pspevents;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -40,7 +40,7 @@ import java.util.function.Function;
  * and against refunds-worker alike); a dispute becomes an operations item and a {@code PaymentDisputed} event.
  */
 @ApplicationScoped
-public class WebhookService {
+public class PspEventService {
     static final String ACTOR = "webhook";
     static final String REASON_DISPUTED = "payment_disputed";
 
@@ -50,7 +50,7 @@ public class WebhookService {
     private final Pool pool;
     private final PspPort psp;
     private final PspConfig pspConfig;
-    private final WebhookRepository events;
+    private final PspEventRepository events;
     private final OperationsRepository operations;
     private final PspAmountMismatch mismatch;
     private final PaymentOutcomeService outcomes;
@@ -60,11 +60,11 @@ public class WebhookService {
     private final Json json;
     private final TraceHeaders traceHeaders;
 
-    public WebhookService(
+    public PspEventService(
             Pool pool,
             PspPort psp,
             PspConfig pspConfig,
-            WebhookRepository events,
+            PspEventRepository events,
             OperationsRepository operations,
             PspAmountMismatch mismatch,
             PaymentOutcomeService outcomes,
@@ -442,7 +442,7 @@ public class WebhookService {
                 .put("paymentCurrency", payment.currency());
     }
 
-    private ObjectNode refundDetails(WebhookRepository.LockedRefund refund) {
+    private ObjectNode refundDetails(PspEventRepository.LockedRefund refund) {
         return mapper.createObjectNode()
                 .put("paymentId", refund.paymentId().toString())
                 .put("refundStatus", refund.status())
