@@ -3,6 +3,7 @@ package com.payments.api.pspevents;
 import com.payments.api.Payment;
 import com.payments.api.common.OutboxRow;
 import com.payments.api.payment.PaymentRepository;
+import com.payments.contracts.sql.RefundSettlement;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
@@ -14,7 +15,7 @@ import java.util.UUID;
 
 /**
  * psp_webhook_events (stored once by the PSP's event id) and the SQL of applying an event: refund outcomes (through
- * the schema's {@code settle_refund}, as refunds-worker's) and the payment of a dispute.
+ * contracts' {@link RefundSettlement}, as refunds-worker's) and the payment of a dispute.
  */
 @ApplicationScoped
 public class PspEventRepository {
@@ -66,12 +67,7 @@ public class PspEventRepository {
                 });
     }
 
-    /**
-     * Settles a PENDING refund as SUCCEEDED or FAILED through the schema's {@code settle_refund} (V95), the one way a
-     * refund is settled (refunds-worker calls it too): the guarded update, the ledger booking or the release of the
-     * reservation, the stuck-refund items resolved ({@code webhook: <status>}) and the RefundSucceeded/RefundFailed
-     * event with these trace headers. False when the refund was no longer PENDING (then nothing changed).
-     */
+    /** Settles a PENDING refund, as the webhook; false when it was no longer PENDING ({@link RefundSettlement}). */
     public Uni<Boolean> settleRefund(
             SqlClient client,
             UUID refundId,
@@ -79,11 +75,7 @@ public class PspEventRepository {
             String pspReference,
             String failureCode,
             Map<String, String> headers) {
-        JsonObject traceHeaders = new JsonObject();
-        headers.forEach(traceHeaders::put);
-        return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, 'webhook', $5) AS settled")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode, traceHeaders))
-                .map(rows -> rows.iterator().next().getBoolean("settled"));
+        return RefundSettlement.settle(client, refundId, status, pspReference, failureCode, "webhook", headers);
     }
 
     /** The payment the PSP knows under this id (its charge or PaymentIntent), locked; null when none. */

@@ -1,8 +1,8 @@
 package com.payments.refunds.repository;
 
+import com.payments.contracts.sql.RefundSettlement;
 import com.payments.refunds.Refund;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -110,12 +110,7 @@ public class RefundRepository {
                 .map(rows -> rows.rowCount() == 1);
     }
 
-    /**
-     * Settles a PENDING refund as SUCCEEDED or FAILED through the schema's {@code settle_refund} (V95), the one way a
-     * refund is settled (payments-api's webhooks call it too): the guarded update, the ledger booking or the release
-     * of the reservation, the stuck-refund items resolved and the RefundSucceeded/RefundFailed event with these trace
-     * headers. False when the refund was no longer PENDING (then nothing changed).
-     */
+    /** Settles a PENDING refund, as refunds-worker; false when it was no longer PENDING ({@link RefundSettlement}). */
     public Uni<Boolean> settle(
             SqlClient client,
             UUID refundId,
@@ -123,11 +118,7 @@ public class RefundRepository {
             String pspReference,
             String failureCode,
             Map<String, String> headers) {
-        JsonObject traceHeaders = new JsonObject();
-        headers.forEach(traceHeaders::put);
-        return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, 'refunds-worker', $5) AS settled")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode, traceHeaders))
-                .map(rows -> rows.iterator().next().getBoolean("settled"));
+        return RefundSettlement.settle(client, refundId, status, pspReference, failureCode, "refunds-worker", headers);
     }
 
     /**
