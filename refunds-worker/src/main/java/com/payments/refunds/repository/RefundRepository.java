@@ -1,6 +1,5 @@
 package com.payments.refunds.repository;
 
-import com.payments.contracts.sql.RefundSettlement;
 import com.payments.refunds.Refund;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -11,7 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /** SQL on {@code refunds} (and the reservation on {@code payments}). Every state change is guarded on PENDING. */
@@ -108,17 +106,6 @@ public class RefundRepository {
                          WHERE id = $1 AND status = 'PENDING' AND next_attempt_at IS NULL""")
                 .execute(Tuple.of(refundId))
                 .map(rows -> rows.rowCount() == 1);
-    }
-
-    /** Settles a PENDING refund, as refunds-worker; false when it was no longer PENDING ({@link RefundSettlement}). */
-    public Uni<Boolean> settle(
-            SqlClient client,
-            UUID refundId,
-            String status,
-            String pspReference,
-            String failureCode,
-            Map<String, String> headers) {
-        return RefundSettlement.settle(client, refundId, status, pspReference, failureCode, "refunds-worker", headers);
     }
 
     /**
