@@ -21,20 +21,33 @@ import java.util.UUID;
  */
 @ApplicationScoped
 class ChargeEvents implements PspEventHandler {
+    private final PspEventRepository events;
     private final PspEventItems items;
     private final PspAmountMismatch mismatch;
     private final PaymentOutcomeService outcomes;
     private final TraceHeaders traceHeaders;
 
     public ChargeEvents(
+            PspEventRepository events,
             PspEventItems items,
             PspAmountMismatch mismatch,
             PaymentOutcomeService outcomes,
             TraceHeaders traceHeaders) {
+        this.events = events;
         this.items = items;
         this.mismatch = mismatch;
         this.outcomes = outcomes;
         this.traceHeaders = traceHeaders;
+    }
+
+    @Override
+    public Uni<Boolean> storeIfSettled(SqlClient client, PspEvent event, String payload) {
+        UUID paymentId = PspEventItems.uuid(event.paymentId());
+        if (paymentId == null) {
+            return Uni.createFrom().nullItem();
+        }
+        String status = event.type() == PspEvent.Type.CHARGE_SUCCEEDED ? "CAPTURED" : "FAILED";
+        return events.storeIfPaymentSettled(client, event, payload, paymentId, status);
     }
 
     @Override

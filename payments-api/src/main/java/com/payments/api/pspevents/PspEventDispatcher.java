@@ -24,6 +24,10 @@ public class PspEventDispatcher {
         this.disputes = disputes;
     }
 
+    Uni<Boolean> storeIfSettled(SqlClient client, PspEvent event, String payload) {
+        return handler(event).storeIfSettled(client, event, payload);
+    }
+
     Uni<String> apply(SqlClient conn, PspEvent event) {
         return handler(event).apply(conn, event);
     }

@@ -3,19 +3,20 @@ package com.payments.api.pspevents;
 import com.payments.api.Payment;
 import com.payments.api.common.OutboxRow;
 import com.payments.api.payment.PaymentRepository;
-import com.payments.contracts.sql.RefundSettlement;
+import com.payments.contracts.SqlResource;
+import com.payments.psp.port.PspEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.Map;
+import java.util.Arrays;
 import java.util.UUID;
 
 /**
- * psp_webhook_events (stored once by the PSP's event id) and the SQL of applying an event: refund outcomes (through
- * contracts' {@link RefundSettlement}, as refunds-worker's) and the payment of a dispute.
+ * psp_webhook_events (stored once by the PSP's event id) and the SQL of applying an event: the refund's lock and the
+ * payment of a dispute (a refund is settled by contracts' {@code RefundSettlement}, as in refunds-worker).
  */
 @ApplicationScoped
 public class PspEventRepository {
@@ -45,6 +46,43 @@ public class PspEventRepository {
                 .replaceWithVoid();
     }
 
+    private static final String STORE_IF_SETTLED = SqlResource.load(PspEventRepository.class, "psp-event-settled.sql");
+    private static final String STORE_IF_PAYMENT_SETTLED = STORE_IF_SETTLED.formatted("payments");
+    private static final String STORE_IF_REFUND_SETTLED = STORE_IF_SETTLED.formatted("refunds");
+
+    /**
+     * Stores the event as processed, outcome {@code no_change}, in one statement, when the payment is in the final
+     * {@code status} with the event's money (psp-event-settled.sql). True: stored now; false: a copy was stored
+     * before; a null item: the payment is not so (nothing stored).
+     */
+    public Uni<Boolean> storeIfPaymentSettled(
+            SqlClient client, PspEvent event, String payloadJson, UUID paymentId, String status) {
+        return storeIfSettled(client, STORE_IF_PAYMENT_SETTLED, event, payloadJson, paymentId, status);
+    }
+
+    /** {@link #storeIfPaymentSettled} for a refund in the final {@code status}. */
+    public Uni<Boolean> storeIfRefundSettled(
+            SqlClient client, PspEvent event, String payloadJson, UUID refundId, String status) {
+        return storeIfSettled(client, STORE_IF_REFUND_SETTLED, event, payloadJson, refundId, status);
+    }
+
+    private static Uni<Boolean> storeIfSettled(
+            SqlClient client, String sql, PspEvent event, String payloadJson, UUID subject, String status) {
+        return client.preparedQuery(sql)
+                .execute(Tuple.from(Arrays.asList(
+                        event.eventId(),
+                        event.providerType(),
+                        payloadJson,
+                        subject,
+                        status,
+                        event.amount() > 0 ? event.amount() : null,
+                        event.currency())))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return row.getBoolean("settled") ? row.getBoolean("stored") : null;
+                });
+    }
+
     /** The refund, locked until the transaction ends; null when there is none. */
     public Uni<LockedRefund> lockRefund(SqlClient client, UUID refundId) {
         return client.preparedQuery(
@@ -65,17 +103,6 @@ public class PspEventRepository {
                             row.getString("currency"),
                             row.getString("status"));
                 });
-    }
-
-    /** Settles a PENDING refund, as the webhook; false when it was no longer PENDING ({@link RefundSettlement}). */
-    public Uni<Boolean> settleRefund(
-            SqlClient client,
-            UUID refundId,
-            String status,
-            String pspReference,
-            String failureCode,
-            Map<String, String> headers) {
-        return RefundSettlement.settle(client, refundId, status, pspReference, failureCode, "webhook", headers);
     }
 
     /** The payment the PSP knows under this id (its charge or PaymentIntent), locked; null when none. */

@@ -11,8 +11,9 @@ import java.util.function.Function;
 
 /**
  * PSP webhooks (docs/resolver.md, docs/stripe.md): {@link PspEventVerifier} checks the delivery (refused, nothing
- * stored), then in one transaction the event is stored once by id and applied as a hint through the state machines by
- * the handler of its kind ({@link PspEventDispatcher}). Never backwards: an event that contradicts a final state opens
+ * stored). An event about a subject already in the final state it names is stored as {@code no_change} in one
+ * statement; any other is stored once by id and applied as a hint through the state machines by the handler of its
+ * kind ({@link PspEventDispatcher}), in one transaction. Never backwards: an event that contradicts a final state opens
  * an operations item and changes no money.
  */
 @ApplicationScoped
@@ -49,15 +50,28 @@ public class PspEventService {
     public Uni<Receipt> receive(String provider, byte[] body, Function<String, String> header) {
         PspEvent event = verifier.verify(provider, body, header);
         String payload = new String(body, StandardCharsets.UTF_8);
-        return pool.withTransaction(conn -> events.insert(conn, event.eventId(), event.providerType(), payload)
-                        .flatMap(stored -> !stored
-                                ? Uni.createFrom().item(new Receipt(event.eventId(), true, "duplicate"))
-                                : dispatcher.apply(conn, event).flatMap(outcome -> events.processed(
-                                                conn, event.eventId(), outcome)
-                                        .replaceWith(new Receipt(event.eventId(), false, outcome)))))
+        return dispatcher
+                .storeIfSettled(pool, event, payload)
+                .flatMap(stored -> stored != null
+                        ? Uni.createFrom()
+                                .item(
+                                        stored
+                                                ? new Receipt(event.eventId(), false, "no_change")
+                                                : new Receipt(event.eventId(), true, "duplicate"))
+                        : storeAndApply(event, payload))
                 .invoke(receipt -> {
                     metrics.webhook(receipt.outcome());
                     Log.infof("Webhook %s %s: %s", receipt.eventId(), event.providerType(), receipt.outcome());
                 });
+    }
+
+    /** Stores the event once by its id, applies it and stores its outcome, in one transaction. */
+    private Uni<Receipt> storeAndApply(PspEvent event, String payload) {
+        return pool.withTransaction(conn -> events.insert(conn, event.eventId(), event.providerType(), payload)
+                .flatMap(stored -> !stored
+                        ? Uni.createFrom().item(new Receipt(event.eventId(), true, "duplicate"))
+                        : dispatcher.apply(conn, event).flatMap(outcome -> events.processed(
+                                        conn, event.eventId(), outcome)
+                                .replaceWith(new Receipt(event.eventId(), false, outcome)))));
     }
 }

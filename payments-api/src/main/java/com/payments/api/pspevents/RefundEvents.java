@@ -1,6 +1,7 @@
 package com.payments.api.pspevents;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.contracts.sql.RefundSettlement;
 import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.psp.port.PspEvent;
 import io.quarkus.logging.Log;
@@ -26,6 +27,16 @@ class RefundEvents implements PspEventHandler {
         this.events = events;
         this.items = items;
         this.traceHeaders = traceHeaders;
+    }
+
+    @Override
+    public Uni<Boolean> storeIfSettled(SqlClient client, PspEvent event, String payload) {
+        UUID refundId = PspEventItems.uuid(event.refundId());
+        if (refundId == null) {
+            return Uni.createFrom().nullItem();
+        }
+        String status = event.type() == PspEvent.Type.REFUND_SUCCEEDED ? "SUCCEEDED" : "FAILED";
+        return events.storeIfRefundSettled(client, event, payload, refundId, status);
     }
 
     @Override
@@ -68,7 +79,8 @@ class RefundEvents implements PspEventHandler {
             String status = succeeded ? "SUCCEEDED" : "FAILED";
             String failureCode = succeeded ? null : (event.code() != null ? event.code() : "psp_refund_failed");
             String pspReference = succeeded ? event.pspObjectId() : null;
-            return events.settleRefund(conn, refund.id(), status, pspReference, failureCode, traceHeaders.current())
+            return RefundSettlement.settle(
+                            conn, refund.id(), status, pspReference, failureCode, ACTOR, traceHeaders.current())
                     .map(settled -> {
                         if (!settled) {
                             return "no_change";
