@@ -180,7 +180,7 @@ export QUARKUS_PROFILE=dev
 # which services run natively (NATIVE): \`./local-stack.sh recon\` runs the same kind
 NATIVE='${NATIVE:-}'
 # Webhook endpoints on http://127.0.0.1:... (payments-api registers them, webhook-delivery sends to them): local runs
-# and tests only, never in production (docs/webhooks.md, "Which URLs are accepted").
+# and tests only, never in production (docs/merchant-webhooks.md, "Which URLs are accepted").
 export PAYMENTS_WEBHOOKS_ALLOW_HTTP=true
 export PAYMENTS_WEBHOOKS_ALLOW_LOOPBACK=true
 ENV
@@ -258,7 +258,7 @@ Demo merchants (local runs only):
   Demo Shop B      Authorization: Bearer sk_test_demo_merchant_b
 
 Kafka events:      ./local-stack.sh events payment-events
-Webhooks:          POST /v1/webhook_endpoints with an http://127.0.0.1:<port>/ URL (allowed locally only; docs/webhooks.md)
+Webhooks:          POST /v1/webhook_endpoints with an http://127.0.0.1:<port>/ URL (allowed locally only; docs/merchant-webhooks.md)
 Reconcile a day:   ./local-stack.sh recon --date=$(date -u +%F)
 INFO
 touch "$STATE/ready"

@@ -1,5 +1,5 @@
 // A fast webhook receiver on loopback for bench/webhook-delivery.sh: answers every POST 200 at once and checks its
-// Standard Webhooks signature (docs/webhooks.md) with the secret given; GET /stats answers "<requests> <bad signatures>".
+// Standard Webhooks signature (docs/merchant-webhooks.md) with the secret given; GET /stats answers "<requests> <bad signatures>".
 // Vert.x core (from any service's class path), run as a single source file on one event loop per core:
 //   java -cp <vertx-core and netty> bench/WebhookReceiver.java PORT SECRET
 import io.vertx.core.AbstractVerticle;

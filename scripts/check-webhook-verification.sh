@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs the openssl verification that docs/webhooks.md shows merchants (its ```bash block after the marker naming this
+# Runs the openssl verification that docs/merchant-webhooks.md shows merchants (its ```bash block after the marker naming this
 # script) against known vectors: the Standard Webhooks specification's, and an event body signed with the two secrets
 # of a rotation (the same vectors as contracts' MerchantVerificationExampleTest). Each good webhook must verify and
 # each bad one (other body, other id, stale or future or non-numeric timestamp, wrong secret) must not. Needs bash,
 # openssl, base64 and od. CI: .ci/run, phase "webhook verification example".
 set -euo pipefail
 
-doc="$(cd "$(dirname "$0")/.." && pwd)/docs/webhooks.md"
+doc="$(cd "$(dirname "$0")/.." && pwd)/docs/merchant-webhooks.md"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -68,7 +68,7 @@ WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
 expect good "rotation header, old secret" "$id" "$ts" "$old $new" "$body"
 
 if ((failures > 0)); then
-  echo "docs/webhooks.md's openssl verification: $failures of the vectors judged wrongly" >&2
+  echo "docs/merchant-webhooks.md's openssl verification: $failures of the vectors judged wrongly" >&2
   exit 1
 fi
-echo "docs/webhooks.md's openssl verification judged every vector as expected"
+echo "docs/merchant-webhooks.md's openssl verification judged every vector as expected"

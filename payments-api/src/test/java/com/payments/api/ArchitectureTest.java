@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * payments-api's packages import only downward (README, "payments-api"): the features ({@code capture},
- * {@code refunds}, {@code resolver}, {@code webhooks}, {@code console}, {@code operations}, {@code merchants},
- * {@code endpoints}, {@code events}, and any package added later) may import the core and each other without a cycle;
+ * {@code refunds}, {@code resolver}, {@code pspevents}, {@code console}, {@code operations}, {@code merchants},
+ * {@code merchantwebhooks}, {@code events}, and any package added later) may import the core and each other without a cycle;
  * the core (the domain records at the root, {@code payment}, {@code idempotency}, {@code common}, {@code client},
  * {@code config}, {@code rest}) never imports a feature.
  */
@@ -93,7 +93,7 @@ class ArchitectureTest {
     /** The rules see the whole module: a rule over no classes would pass whatever the code. */
     @Test
     void rulesSeeTheFeaturesAndTheCore() {
-        for (String pkg : new String[] {".capture", ".refunds", ".resolver", ".webhooks", ".common", ".idempotency"}) {
+        for (String pkg : new String[] {".capture", ".refunds", ".resolver", ".pspevents", ".common", ".idempotency"}) {
             assertThat(classes.containPackage(ROOT + pkg)).as(pkg).isTrue();
         }
     }

@@ -169,7 +169,15 @@ class CaptureBatchingTest {
     @Test
     void theOutcomeStatementIsPreparedOnceWithAGenericPlan() {
         OutcomeRow nothingToMove = new OutcomeRow(
-                UUID.randomUUID(), PaymentStatus.CAPTURED, "ch_none", null, null, null, 201, new byte[] {'{', '}'});
+                UUID.randomUUID(),
+                PaymentStatus.CAPTURED,
+                "ch_none",
+                null,
+                null,
+                null,
+                201,
+                new byte[] {'{', '}'},
+                null);
         Row prepared = pool.withConnection(conn -> payments.recordOutcomes(conn, "test", List.of(nothingToMove))
                         .repeat()
                         .atMost(3)

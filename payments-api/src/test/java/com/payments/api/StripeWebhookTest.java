@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * Stripe's webhooks with {@code psp.provider=stripe} (always: a test profile): disputes, which only Stripe sends
  * (an operations item and a {@code PaymentDisputed} outbox row, deduplicated, safe when the dispute comes before the
  * capture is known), a rolling secret, and end to end through psp-sandbox's Stripe mode (a dispute, and a refund that
- * fails after it was pending). {@link WebhookTest} covers the rest under either provider.
+ * fails after it was pending). {@link PspWebhookTest} covers the rest under either provider.
  */
 @QuarkusTest
 @TestProfile(StripeWebhookTest.Stripe.class)

@@ -7,7 +7,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.TestSupport.Shop;
-import com.payments.api.endpoints.HostResolver;
+import com.payments.contracts.webhooks.HostResolver;
 import com.payments.infra.PostgresTestResource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -134,7 +134,8 @@ class WebhookEndpointsTest {
                                             .item(List.of(
                                                     InetAddress.getByName("93.184.215.14"),
                                                     InetAddress.getByName("192.168.7.7")));
-                                case "nowhere.example.test" -> Uni.createFrom().failure(new UnresolvedHost());
+                                case "nowhere.example.test" ->
+                                    Uni.createFrom().failure(new java.net.UnknownHostException(host));
                                 // literals only: no name leaves the machine
                                 default -> Uni.createFrom().item(List.of(InetAddress.getByName(literal(host))));
                             };

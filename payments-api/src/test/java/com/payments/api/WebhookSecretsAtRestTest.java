@@ -4,7 +4,7 @@ import static com.payments.api.TestSupport.merchant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.TestSupport.Shop;
-import com.payments.api.endpoints.WebhookSecretSealingJob;
+import com.payments.api.merchantwebhooks.WebhookSecretSealingJob;
 import com.payments.contracts.webhooks.WebhookSecretCipher;
 import com.payments.infra.PostgresTestResource;
 import io.quarkus.test.common.TestResourceScope;

@@ -100,7 +100,7 @@ class RefundCommandConsumerTest {
         assertThat(event.getJsonObject("payload").getString("pspReference"))
                 .isEqualTo(refund.getString("psp_reference"));
         // settle_refund (V95) writes the event: it reads as the contract's record, with the refund's fields (the same
-        // check as payments-api's WebhookTest for a refund settled by a webhook)
+        // check as payments-api's PspWebhookTest for a refund settled by a webhook)
         RefundSucceeded read = mapper.readValue(event.getJsonObject("payload").encode(), RefundSucceeded.class);
         assertThat(read.eventId()).isNotNull();
         assertThat(read.occurredAt()).isBetween(Instant.now().minusSeconds(60), Instant.now());

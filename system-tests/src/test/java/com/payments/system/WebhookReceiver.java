@@ -25,7 +25,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A merchant's webhook receiver on loopback, in memory: it keeps every request (method, path, headers, raw body) and
- * verifies its Standard Webhooks signature as docs/webhooks.md tells merchants to: HMAC-SHA256 of
+ * verifies its Standard Webhooks signature as docs/merchant-webhooks.md tells merchants to: HMAC-SHA256 of
  * {@code webhook-id.webhook-timestamp.body} keyed with the base64-decoded part of the secret after {@code whsec_},
  * compared with each {@code v1,} entry of {@code webhook-signature}, and the timestamp within 5 minutes. A verified
  * request is answered 204, any other 401 (webhook-delivery retries it).

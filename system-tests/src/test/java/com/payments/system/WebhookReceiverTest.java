@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-/** The receiver's verifier against the vector of the Standard Webhooks specification (docs/webhooks.md). */
+/** The receiver's verifier against the vector of the Standard Webhooks specification (docs/merchant-webhooks.md). */
 class WebhookReceiverTest {
     private static final byte[] KEY = WebhookReceiver.key("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
     private static final String ID = "msg_p5jXN8AQM9LWM0D4loKWxJek";

@@ -9,7 +9,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Standard Webhooks signatures (docs/webhooks.md): {@code v1,<base64 HMAC-SHA256 of "id.timestamp.body">}, keyed with
+ * Standard Webhooks signatures (docs/merchant-webhooks.md): {@code v1,<base64 HMAC-SHA256 of "id.timestamp.body">}, keyed with
  * the base64-decoded part of the secret after {@code whsec_}; one space-separated entry per unexpired secret, so a
  * receiver still holding the previous secret during a rotation's grace period verifies too.
  */

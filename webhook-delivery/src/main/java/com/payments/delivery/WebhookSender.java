@@ -3,6 +3,7 @@ package com.payments.delivery;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.contracts.sql.StatementBatcher;
+import com.payments.contracts.webhooks.HostResolver;
 import com.payments.contracts.webhooks.WebhookSecretCipher;
 import com.payments.contracts.webhooks.WebhookSecretCipher.UnreadableSecret;
 import com.payments.contracts.webhooks.WebhookUrlPolicy;

@@ -1,5 +1,6 @@
 package com.payments.delivery;
 
+import com.payments.contracts.webhooks.HostResolver;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Which merchant webhook URLs we send to (issue 24, docs/webhooks.md "SSRF"). payments-api checks a URL and the
+ * Which merchant webhook URLs we send to (issue 24, docs/merchant-webhooks.md "SSRF"). payments-api checks a URL and the
  * addresses its host resolves to when the endpoint is registered; webhook-delivery checks the addresses again right
  * before it connects, and connects to the address it checked, so a DNS answer that changes in between (rebinding)
  * cannot point a delivery into our network. Redirects are never followed.

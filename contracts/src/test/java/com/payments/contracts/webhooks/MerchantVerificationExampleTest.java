@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Java verifier that docs/webhooks.md shows merchants, compiled from the doc's own code block and run against
+ * The Java verifier that docs/merchant-webhooks.md shows merchants, compiled from the doc's own code block and run against
  * signatures computed elsewhere: the Standard Webhooks specification's vector and two made with openssl (the
  * commands in the comments), so a doc change that breaks verification fails here.
  */
 class MerchantVerificationExampleTest {
-    private static final Path DOC = Path.of("..", "docs", "webhooks.md");
+    private static final Path DOC = Path.of("..", "docs", "merchant-webhooks.md");
     private static final Pattern JAVA_BLOCK =
             Pattern.compile("<!-- MerchantVerificationExampleTest [^>]*-->\\s*```java\\n(.*?)```", Pattern.DOTALL);
 

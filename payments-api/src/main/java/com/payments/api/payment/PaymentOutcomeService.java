@@ -114,7 +114,8 @@ public class PaymentOutcomeService {
                 outcome.lastError(),
                 eventOf(after, traceHeaders),
                 answer.status(),
-                answer.body());
+                answer.body(),
+                null);
         return new PreparedOutcome(row, after);
     }
 

@@ -102,18 +102,6 @@ public class PaymentRepository {
             byte[] responseBody,
             PspCall pspCall) {
 
-        public OutcomeRow(
-                UUID paymentId,
-                PaymentStatus status,
-                String pspReference,
-                String declineCode,
-                String lastError,
-                OutboxRow event,
-                int responseStatus,
-                byte[] responseBody) {
-            this(paymentId, status, pspReference, declineCode, lastError, event, responseStatus, responseBody, null);
-        }
-
         public OutcomeRow withPspCall(PspCall call) {
             return new OutcomeRow(
                     paymentId, status, pspReference, declineCode, lastError, event, responseStatus, responseBody, call);

@@ -2,7 +2,6 @@ package com.payments.refunds.repository;
 
 import com.payments.refunds.Refund;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -11,7 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /** SQL on {@code refunds} (and the reservation on {@code payments}). Every state change is guarded on PENDING. */
@@ -108,26 +106,6 @@ public class RefundRepository {
                          WHERE id = $1 AND status = 'PENDING' AND next_attempt_at IS NULL""")
                 .execute(Tuple.of(refundId))
                 .map(rows -> rows.rowCount() == 1);
-    }
-
-    /**
-     * Settles a PENDING refund as SUCCEEDED or FAILED through the schema's {@code settle_refund} (V95), the one way a
-     * refund is settled (payments-api's webhooks call it too): the guarded update, the ledger booking or the release
-     * of the reservation, the stuck-refund items resolved and the RefundSucceeded/RefundFailed event with these trace
-     * headers. False when the refund was no longer PENDING (then nothing changed).
-     */
-    public Uni<Boolean> settle(
-            SqlClient client,
-            UUID refundId,
-            String status,
-            String pspReference,
-            String failureCode,
-            Map<String, String> headers) {
-        JsonObject traceHeaders = new JsonObject();
-        headers.forEach(traceHeaders::put);
-        return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, 'refunds-worker', $5) AS settled")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode, traceHeaders))
-                .map(rows -> rows.iterator().next().getBoolean("settled"));
     }
 
     /**

@@ -1,6 +1,7 @@
 package com.payments.refunds.service;
 
 import com.payments.contracts.events.RefundRequested;
+import com.payments.contracts.sql.RefundSettlement;
 import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.refunds.Refund;
 import com.payments.refunds.client.PspClient;
@@ -235,7 +236,8 @@ public class RefundExecutionService {
     }
 
     private Uni<String> succeed(SqlClient conn, Refund refund, String pspReference) {
-        return refunds.settle(conn, refund.id(), "SUCCEEDED", pspReference, null, traceHeaders.current())
+        return RefundSettlement.settle(
+                        conn, refund.id(), "SUCCEEDED", pspReference, null, "refunds-worker", traceHeaders.current())
                 .map(settled -> {
                     if (!settled) {
                         Log.infof(
@@ -251,7 +253,8 @@ public class RefundExecutionService {
     }
 
     private Uni<String> fail(SqlClient conn, Refund refund, String failureCode) {
-        return refunds.settle(conn, refund.id(), "FAILED", null, failureCode, traceHeaders.current())
+        return RefundSettlement.settle(
+                        conn, refund.id(), "FAILED", null, failureCode, "refunds-worker", traceHeaders.current())
                 .map(settled -> {
                     if (!settled) {
                         Log.infof("refund %s: already final, PSP decline not applied again", refund.id());

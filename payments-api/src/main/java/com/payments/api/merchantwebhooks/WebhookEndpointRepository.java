@@ -1,4 +1,4 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import com.payments.api.common.Page;
 import com.payments.contracts.webhooks.WebhookSecretCipher;

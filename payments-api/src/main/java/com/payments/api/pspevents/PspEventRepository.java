@@ -1,23 +1,25 @@
-package com.payments.api.webhooks;
+package com.payments.api.pspevents;
 
 import com.payments.api.Payment;
 import com.payments.api.common.OutboxRow;
 import com.payments.api.payment.PaymentRepository;
+import com.payments.contracts.SqlResource;
+import com.payments.psp.port.PspEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.Map;
+import java.util.Arrays;
 import java.util.UUID;
 
 /**
- * psp_webhook_events (stored once by the PSP's event id) and the SQL of applying an event: refund outcomes (through
- * the schema's {@code settle_refund}, as refunds-worker's) and the payment of a dispute.
+ * psp_webhook_events (stored once by the PSP's event id) and the SQL of applying an event: the refund's lock and the
+ * payment of a dispute (a refund is settled by contracts' {@code RefundSettlement}, as in refunds-worker).
  */
 @ApplicationScoped
-public class WebhookRepository {
+public class PspEventRepository {
 
     /** A refund locked for the webhook's transaction. */
     public record LockedRefund(UUID id, UUID paymentId, UUID merchantId, long amount, String currency, String status) {
@@ -44,6 +46,43 @@ public class WebhookRepository {
                 .replaceWithVoid();
     }
 
+    private static final String STORE_IF_SETTLED = SqlResource.load(PspEventRepository.class, "psp-event-settled.sql");
+    private static final String STORE_IF_PAYMENT_SETTLED = STORE_IF_SETTLED.formatted("payments");
+    private static final String STORE_IF_REFUND_SETTLED = STORE_IF_SETTLED.formatted("refunds");
+
+    /**
+     * Stores the event as processed, outcome {@code no_change}, in one statement, when the payment is in the final
+     * {@code status} with the event's money (psp-event-settled.sql). True: stored now; false: a copy was stored
+     * before; a null item: the payment is not so (nothing stored).
+     */
+    public Uni<Boolean> storeIfPaymentSettled(
+            SqlClient client, PspEvent event, String payloadJson, UUID paymentId, String status) {
+        return storeIfSettled(client, STORE_IF_PAYMENT_SETTLED, event, payloadJson, paymentId, status);
+    }
+
+    /** {@link #storeIfPaymentSettled} for a refund in the final {@code status}. */
+    public Uni<Boolean> storeIfRefundSettled(
+            SqlClient client, PspEvent event, String payloadJson, UUID refundId, String status) {
+        return storeIfSettled(client, STORE_IF_REFUND_SETTLED, event, payloadJson, refundId, status);
+    }
+
+    private static Uni<Boolean> storeIfSettled(
+            SqlClient client, String sql, PspEvent event, String payloadJson, UUID subject, String status) {
+        return client.preparedQuery(sql)
+                .execute(Tuple.from(Arrays.asList(
+                        event.eventId(),
+                        event.providerType(),
+                        payloadJson,
+                        subject,
+                        status,
+                        event.amount() > 0 ? event.amount() : null,
+                        event.currency())))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return row.getBoolean("settled") ? row.getBoolean("stored") : null;
+                });
+    }
+
     /** The refund, locked until the transaction ends; null when there is none. */
     public Uni<LockedRefund> lockRefund(SqlClient client, UUID refundId) {
         return client.preparedQuery(
@@ -64,26 +103,6 @@ public class WebhookRepository {
                             row.getString("currency"),
                             row.getString("status"));
                 });
-    }
-
-    /**
-     * Settles a PENDING refund as SUCCEEDED or FAILED through the schema's {@code settle_refund} (V95), the one way a
-     * refund is settled (refunds-worker calls it too): the guarded update, the ledger booking or the release of the
-     * reservation, the stuck-refund items resolved ({@code webhook: <status>}) and the RefundSucceeded/RefundFailed
-     * event with these trace headers. False when the refund was no longer PENDING (then nothing changed).
-     */
-    public Uni<Boolean> settleRefund(
-            SqlClient client,
-            UUID refundId,
-            String status,
-            String pspReference,
-            String failureCode,
-            Map<String, String> headers) {
-        JsonObject traceHeaders = new JsonObject();
-        headers.forEach(traceHeaders::put);
-        return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, 'webhook', $5) AS settled")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode, traceHeaders))
-                .map(rows -> rows.iterator().next().getBoolean("settled"));
     }
 
     /** The payment the PSP knows under this id (its charge or PaymentIntent), locked; null when none. */

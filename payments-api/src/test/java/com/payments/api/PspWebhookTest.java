@@ -47,7 +47,7 @@ import org.junit.jupiter.api.Test;
         value = PspSandboxTestResource.class,
         initArgs = @ResourceArg(name = "psp.timeout-delay", value = "8s"),
         scope = TestResourceScope.GLOBAL)
-class WebhookTest {
+class PspWebhookTest {
     final PspWebhooks psp = PspWebhooks.active();
 
     @Inject
@@ -237,6 +237,40 @@ class WebhookTest {
                         id.toString()))
                 .isEqualTo(1);
         assertOnlyEventAndItemAdded(before);
+    }
+
+    @Test
+    void chargeEventAboutAnAlreadyCapturedPaymentIsStoredOnceAsNoChangeAndChangesNothingElse() {
+        Fixtures.Refunded r = Fixtures.pendingRefund(pool, 5000, 2000);
+        Map<String, Long> before = rowCounts(pool);
+        String event = psp.chargeSucceeded(newEventId(), r.paymentId(), r.charge(), 5000, "EUR");
+
+        Response first = psp.deliver(event);
+        first.then().statusCode(200);
+        assertThat(first.<Boolean>path("duplicate")).isFalse();
+        assertThat(count(
+                        pool,
+                        "SELECT count(*) FROM psp_webhook_events WHERE event_id = $1 AND outcome = 'no_change' AND processed_at IS NOT NULL",
+                        eventId(event)))
+                .as("stored once, processed, for deduplication and the payment's story")
+                .isEqualTo(1);
+        before.merge("psp_webhook_events", 1L, Long::sum);
+        assertThat(rowCounts(pool)).isEqualTo(before);
+
+        Response again = psp.deliver(event);
+        again.then().statusCode(200);
+        assertThat(again.<Boolean>path("duplicate")).isTrue();
+        assertThat(rowCounts(pool)).isEqualTo(before);
+
+        // the same final state with other money is not "no change": an item for a human
+        String other = psp.chargeSucceeded(newEventId(), r.paymentId(), r.charge(), 4999, "EUR");
+        psp.deliver(other).then().statusCode(200);
+        assertThat(eventOutcome(other)).isEqualTo("conflict");
+        assertThat(count(
+                        pool,
+                        "SELECT count(*) FROM operations_queue WHERE subject_type = 'payment' AND subject_id = $1 AND reason = 'psp_amount_mismatch'",
+                        r.paymentId().toString()))
+                .isEqualTo(1);
     }
 
     @Test

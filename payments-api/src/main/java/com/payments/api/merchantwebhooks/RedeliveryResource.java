@@ -1,4 +1,4 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.api.common.JsonBodies;

@@ -1,6 +1,6 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
-import com.payments.api.endpoints.WebhookEndpointRepository.StoredSecret;
+import com.payments.api.merchantwebhooks.WebhookEndpointRepository.StoredSecret;
 import com.payments.contracts.webhooks.WebhookSecretCipher;
 import com.payments.contracts.webhooks.WebhookSecretCipher.UnreadableSecret;
 import io.quarkus.logging.Log;

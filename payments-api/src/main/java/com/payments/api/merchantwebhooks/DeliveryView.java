@@ -1,4 +1,4 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import io.vertx.mutiny.sqlclient.Row;
 import java.time.Instant;

@@ -1,8 +1,9 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.api.common.Refusal;
+import com.payments.contracts.webhooks.HostResolver;
 import com.payments.contracts.webhooks.WebhookUrlPolicy;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -80,7 +81,7 @@ class EndpointUrlCheckTest {
             public Uni<List<InetAddress>> resolve(String host) {
                 List<InetAddress> addresses = names.get(host);
                 return addresses == null
-                        ? Uni.createFrom().failure(new UnresolvedHost())
+                        ? Uni.createFrom().failure(new java.net.UnknownHostException(host))
                         : Uni.createFrom().item(addresses);
             }
         };

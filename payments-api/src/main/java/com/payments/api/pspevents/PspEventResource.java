@@ -1,6 +1,6 @@
-package com.payments.api.webhooks;
+package com.payments.api.pspevents;
 
-import com.payments.api.webhooks.WebhookService.Receipt;
+import com.payments.api.pspevents.PspEventService.Receipt;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.POST;
@@ -16,10 +16,10 @@ import jakarta.ws.rs.core.MediaType;
  */
 @Path("/v1/psp")
 @PermitAll
-public class WebhookResource {
-    private final WebhookService webhooks;
+public class PspEventResource {
+    private final PspEventService webhooks;
 
-    public WebhookResource(WebhookService webhooks) {
+    public PspEventResource(PspEventService webhooks) {
         this.webhooks = webhooks;
     }
 

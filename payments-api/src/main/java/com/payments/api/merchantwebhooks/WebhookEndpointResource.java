@@ -1,4 +1,4 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.payments.api.common.Page;
@@ -25,7 +25,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 
 /**
  * {@code /v1/webhook_endpoints} (docs/api.md "Webhook endpoints"): where and which of its events a merchant receives
- * as webhooks (sent by webhook-delivery, docs/webhooks.md). Not the PSP's webhooks to us ({@code webhooks} package).
+ * as webhooks (sent by webhook-delivery, docs/merchant-webhooks.md). Not the PSP's webhooks to us ({@code pspevents} package).
  */
 @Path("/v1/webhook_endpoints")
 @RolesAllowed(ApiRoles.MERCHANT)

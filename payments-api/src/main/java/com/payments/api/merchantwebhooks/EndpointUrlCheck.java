@@ -1,13 +1,15 @@
-package com.payments.api.endpoints;
+package com.payments.api.merchantwebhooks;
 
 import com.payments.api.common.Refusal;
 import com.payments.api.config.WebhookEndpointsConfig;
+import com.payments.contracts.webhooks.HostResolver;
 import com.payments.contracts.webhooks.WebhookUrlPolicy;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Optional;
 
@@ -42,7 +44,7 @@ public class EndpointUrlCheck {
             host = host.substring(1, host.length() - 1);
         }
         return resolver.resolve(host)
-                .onFailure(HostResolver.UnresolvedHost.class)
+                .onFailure(UnknownHostException.class)
                 .transform(e -> Refusal.invalid("webhook_url_unresolvable", "The url's host does not resolve"))
                 .invoke(this::checkAddresses)
                 .replaceWithVoid();

@@ -1,0 +1,39 @@
+package com.payments.contracts.sql;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The one way a refund is settled, for both callers: refunds-worker (the PSP's answer) and payments-api (the PSP's
+ * webhook). The schema's {@code settle_refund} (V95) does the guarded PENDING → SUCCEEDED/FAILED update, the ledger
+ * booking or the release of the reservation, the stuck-refund items resolved and the RefundSucceeded/RefundFailed
+ * event.
+ */
+public final class RefundSettlement {
+    private RefundSettlement() {}
+
+    /**
+     * Settles a PENDING refund as {@code status} (SUCCEEDED or FAILED), its event carrying these trace headers.
+     *
+     * @param actor who settled it, in the resolved items' note ({@code refunds-worker}, {@code webhook})
+     * @return false when the refund was no longer PENDING (then nothing changed)
+     */
+    public static Uni<Boolean> settle(
+            SqlClient client,
+            UUID refundId,
+            String status,
+            String pspReference,
+            String failureCode,
+            String actor,
+            Map<String, String> headers) {
+        JsonObject traceHeaders = new JsonObject();
+        headers.forEach(traceHeaders::put);
+        return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, $5, $6) AS settled")
+                .execute(Tuple.of(refundId, status, pspReference, failureCode, actor, traceHeaders))
+                .map(rows -> rows.iterator().next().getBoolean("settled"));
+    }
+}
