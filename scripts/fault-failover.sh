@@ -145,7 +145,7 @@ say "starting the stack (./local-stack.sh, SKIP_BUILD=1, api :$API_PORT, databas
 rm -f .local/ready
 SKIP_BUILD=1 ./local-stack.sh >"$OUT/stack.log" 2>&1 &
 STACK_PID=$!
-wait_file .local/ready 300 "$STACK_PID" || { tail -n 20 "$OUT/stack.log"; die "the stack did not start"; }
+wait_file .local/ready "${STACK_WAIT_SECONDS:-600}" "$STACK_PID" || { tail -n 20 "$OUT/stack.log"; die "the stack did not start"; }
 # shellcheck disable=SC1091
 source .local/env
 export PGHOST=127.0.0.1 PGPORT=$EP_PORT PGUSER=postgres PGDATABASE=payments
@@ -219,7 +219,10 @@ mapfile -t backends < <(ps -o pid= --ppid "$primary_pid")
 kill -9 "$primary_pid" "${backends[@]}"
 T_KILL=$(now_ms)
 say "kill -9 of the primary (postmaster $primary_pid and its processes)"
-[[ -n $receiver ]] && kill -CONT "$receiver" 2>/dev/null
+# The WAL the paused receiver had not read is still in its socket: resumed, it would read it after the primary's
+# death. Killed, it is gone, as when the network dropped it (the standby restarts its processes and replays what it
+# has, then streams from nobody).
+[[ -n $receiver ]] && kill -9 "$receiver" 2>/dev/null && kill -CONT "$receiver" 2>/dev/null
 sleep "$DETECT_SECONDS"
 as_pg "$PG_BIN/pg_ctl" -D "$STANDBY" -w promote >/dev/null || die "promotion failed"
 T_PROMOTE=$(now_ms)
