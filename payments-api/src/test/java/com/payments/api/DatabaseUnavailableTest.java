@@ -92,6 +92,7 @@ class DatabaseUnavailableTest {
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
                 Statement statement = connection.createStatement()) {
+            statement.execute("SET default_transaction_read_only = off"); // this session opened while it was on
             statement.execute("ALTER DATABASE \"" + database.name() + "\" SET default_transaction_read_only = "
                     + (on ? "on" : "off"));
             statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
