@@ -10,6 +10,7 @@
 #   scripts/fault-suite.sh          short run (at least 60 s of load, 1 fault round; CI runs it)
 #   scripts/fault-suite.sh --long   long run (at least 300 s of load, 4 fault rounds)
 #   scripts/fault-suite.sh upgrade [--bad-migration]   the rolling upgrade scenario alone (scripts/fault-upgrade.sh)
+#   scripts/fault-suite.sh failover [--async]   the database failover scenario alone (scripts/fault-failover.sh)
 #   PSP_PROVIDER=stripe scripts/fault-suite.sh   the same on the Stripe adapter against the sandbox's Stripe mode
 #   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/DELIVERY_PORT/PSP_PORT and
 #        API_MANAGEMENT_PORT/RELAY_MANAGEMENT_PORT/WORKER_MANAGEMENT_PORT/DELIVERY_MANAGEMENT_PORT (default 182xx),
@@ -18,8 +19,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-
-[[ ${1:-} == upgrade ]] && exec scripts/fault-upgrade.sh "${@:2}"
+# Scenarios of their own, each in its own script.
+case ${1:-} in
+  failover) exec scripts/fault-failover.sh "${@:2}" ;;
+  upgrade) exec scripts/fault-upgrade.sh "${@:2}" ;;
+esac
 LONG=0
 [[ "${1:-}" == "--long" ]] && LONG=1
 if ((LONG)); then

@@ -3,6 +3,7 @@ package com.payments.api.rest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.api.common.ApiMetrics;
+import com.payments.api.common.DatabaseUnavailable;
 import com.payments.api.common.Refusal;
 import io.quarkus.logging.Log;
 import io.quarkus.security.AuthenticationFailedException;
@@ -29,6 +30,14 @@ public class ProblemMapper {
 
     private static final Answer UNAUTHORIZED = new Answer(
             401, "unauthorized", "Unauthorized", "A valid API key is required: Authorization: Bearer <key>", null);
+    /** A failover takes seconds (docs/operations.md, "Database failover"): retry soon, with the same key. */
+    private static final Answer DATABASE_UNAVAILABLE = new Answer(
+            503,
+            "database_unavailable",
+            "Service unavailable",
+            "Our database is unavailable for a moment. Retry with the same Idempotency-Key",
+            1);
+
     private static final Answer INTERNAL =
             new Answer(500, "internal_error", "Internal error", "Something went wrong on our side", null);
 
@@ -105,6 +114,10 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public RestResponse<byte[]> unexpected(Throwable e, HttpServerResponse response) {
+        if (DatabaseUnavailable.causedBy(e)) {
+            Log.warnf("Database unavailable: %s", e.getClass().getName());
+            return answer(DATABASE_UNAVAILABLE, response);
+        }
         // Class name only: a message could carry request data.
         Log.errorf("Unexpected error: %s", e.getClass().getName());
         Log.debug("Unexpected error", e);

@@ -1,0 +1,33 @@
+package com.payments.api.common;
+
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.ClosedConnectionException;
+import java.net.ConnectException;
+import java.util.Set;
+
+/**
+ * Whether a failure means that no database takes writes right now, as during a failover (docs/operations.md,
+ * "Database failover"): the session was cut or refused, the server is shutting down or starting, or it is a standby
+ * (read only). Such a request is retried later with the same Idempotency-Key: whatever it committed stays, and a key it
+ * claimed answers 409 until its payment is resolved.
+ */
+public final class DatabaseUnavailable {
+    /** admin_shutdown, crash_shutdown, cannot_connect_now, read_only_sql_transaction; and class 08 (below). */
+    private static final Set<String> STATES = Set.of("57P01", "57P02", "57P03", "25006");
+
+    private DatabaseUnavailable() {}
+
+    public static boolean causedBy(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof ClosedConnectionException || cause instanceof ConnectException) {
+                return true;
+            }
+            if (cause instanceof PgException pg
+                    && pg.getSqlState() != null
+                    && (pg.getSqlState().startsWith("08") || STATES.contains(pg.getSqlState()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
