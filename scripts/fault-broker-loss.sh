@@ -24,16 +24,18 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
   fault_round() {
     kbl lag 1000 refunds-worker webhook-delivery >"$BROKER_LOSS_DIR/lag.tsv" &
     PIDS+=($!)
-    KILLED_NODE=$(kbl leader payment-events)
+    # A look may time out on a busy machine (a JVM each): try again.
+    for _ in 1 2 3; do KILLED_NODE=$(kbl leader payment-events) && break; done
     [[ $KILLED_NODE =~ ^[1-3]$ ]] || { say "no leader of payment-events found"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
-    say "payment-events before: $(kbl describe payment-events | paste -sd' ')"
+    leaders() { kbl describe payment-events | grep -o 'leader=[a-z0-9]*' | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}'; }
+    say "payment-events partitions per leader before: $(leaders)"
     KILL_AT_MS=$(date +%s%3N)
     kill -9 "$(cat "$BROKER_LOSS_DIR/node$KILLED_NODE.pid")"
     FAULTS=$((FAULTS + 1))
     say "kill -9 Kafka node $KILLED_NODE (leads most payment-events partitions)"
     if POLL_EVERY=0.5 poll 60 "" "payment-events leaders off node $KILLED_NODE" not_led_by "$KILLED_NODE"; then
       LEADERS_MOVED_MS=$(($(date +%s%3N) - KILL_AT_MS))
-      say "payment-events after ${LEADERS_MOVED_MS} ms: $(kbl describe payment-events | paste -sd' ')"
+      say "payment-events leaders off node $KILLED_NODE after ${LEADERS_MOVED_MS} ms (polled): $(leaders)"
     else
       INFRA_ERRORS=$((INFRA_ERRORS + 1))
     fi
@@ -181,6 +183,7 @@ if ((PROVE && status == 0)); then
     topic=probe-acks-$acks
     kbl topics 3 2 1 "$topic" || exit 2
     leader=$(kbl leader "$topic")
+    : >"$BROKER_LOSS_DIR/probe-$acks.out"
     kbl probe "$acks" 10 "$topic" >"$BROKER_LOSS_DIR/probe-$acks.out" &
     probe=$!
     poll 120 "$probe" "first acknowledgement of the probe" grep -q sending "$BROKER_LOSS_DIR/probe-$acks.out" || exit 2

@@ -49,7 +49,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * </ul>
  */
 public final class KafkaClusterTool {
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private KafkaClusterTool() {}
 
