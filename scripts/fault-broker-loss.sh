@@ -45,15 +45,16 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
     VIOLATIONS=$((VIOLATIONS + $2))
     printf '%-70s %s\n' "$1" "$2"
   }
-  lag_zero() { [[ $(tail -1 "$BROKER_LOSS_DIR/lag.tsv" | cut -d' ' -f2) == 0 ]]; }
+  # A fresh client each look (the sampler's may still wait on the dead node while it refreshes its metadata).
+  lag_zero() { [[ $(kbl lag 0 refunds-worker webhook-delivery | cut -d' ' -f2) == 0 ]]; }
   fault_report() {
     local describe stuck=0 offline isr gap published max_lag
     # Throttled commits trail the processing by a few seconds.
-    poll 30 "" "lag 0 of refunds-worker and webhook-delivery" lag_zero || stuck=1
+    poll 60 "" "lag 0 of refunds-worker and webhook-delivery" lag_zero || stuck=1
     describe=$(kbl describe payment-events; kbl describe refund-commands)
     offline=$(grep -c -e "leader=none" -e "leader=$KILLED_NODE " <<<"$describe")
     isr=$(grep -vc 'isr=\[[0-9]*, [0-9]*\]$' <<<"$describe")
-    broker_check "Kafka: consumer groups caught up (lag 0 within 30 s of settling)" "$stuck"
+    broker_check "Kafka: consumer groups caught up (lag 0 within 60 s of settling)" "$stuck"
     broker_check "Kafka: no partition without a leader or led by the killed node $KILLED_NODE" "$offline"
     broker_check "Kafka: every partition with 2 in-sync replicas after the loss" "$isr"
     ((offline + isr)) && echo "$describe"

@@ -41,7 +41,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   <li>{@code leader TOPIC}: prints the node that leads most partitions of TOPIC (the lowest id on a tie);
  *   <li>{@code describe TOPIC}: one line per partition: {@code partition leader=N replicas=[..] isr=[..]};
  *   <li>{@code lag INTERVAL_MS GROUP...}: every INTERVAL_MS, {@code <epoch ms> <total lag>} of the groups (end offset
- *       minus committed offset, over the partitions of the topics they commit), until killed;
+ *       minus committed offset, over the partitions of the topics they commit), until killed; once with 0;
  *   <li>{@code probe ACKS SECONDS TOPIC}: sends numbered records at full speed with {@code acks=ACKS} (the relay's
  *       settings otherwise; idempotence only with {@code all}, as Kafka requires), prints {@code sending} at the first
  *       acknowledgement and goes on for SECONDS, then reads TOPIC back and prints {@code acked=N found=M lost=L}: L
@@ -50,6 +50,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 public final class KafkaClusterTool {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /** A lag sample not answered within this is printed as unknown (the next one counts). */
+    private static final Duration SAMPLE_TIMEOUT = Duration.ofSeconds(10);
 
     private KafkaClusterTool() {}
 
@@ -151,7 +153,7 @@ public final class KafkaClusterTool {
                 for (String group : groups) {
                     Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                             .partitionsToOffsetAndMetadata()
-                            .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                            .get(SAMPLE_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                     Set<String> topics = new HashSet<>();
                     committed.keySet().forEach(tp -> topics.add(tp.topic()));
                     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -162,16 +164,22 @@ public final class KafkaClusterTool {
                                         p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
                     }
                     Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
-                            admin.listOffsets(latest).all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                            admin.listOffsets(latest).all().get(SAMPLE_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                     for (var end : ends.entrySet()) {
                         OffsetAndMetadata at = committed.get(end.getKey());
                         lag += end.getValue().offset() - (at == null ? 0 : at.offset());
                     }
                 }
                 System.out.println(System.currentTimeMillis() + " " + lag);
+                if (intervalMs == 0) {
+                    return;
+                }
             } catch (Exception e) {
                 // a sample missed while the cluster elects new leaders: the next one counts
                 System.out.println(System.currentTimeMillis() + " unknown");
+                if (intervalMs == 0) {
+                    return;
+                }
             }
             System.out.flush();
             Thread.sleep(intervalMs);
