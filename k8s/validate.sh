@@ -4,7 +4,7 @@
 # checks the reconciler CronJob's retry policy against the docs (validate/reconciler-job.mjs) and the deployment
 # policy (validate/policy.mjs: release images in every overlay but dev, only *-jvm images in prod-jvm; probes,
 # resources, securityContext, management port and PDB of every Deployment; webhook egress; the migration Job's
-# ConfigMaps in the first apply; payments-api's proxy settings behind the ingress), after its tests (validate/policy.test.mjs) have fed it bad renders.
+# ConfigMaps in the first apply; payments-api's proxy settings behind the ingress; Kafka replication 3 with 2 in sync), after its tests (validate/policy.test.mjs) have fed it bad renders.
 # Needs kubectl (with kustomize) and node/npm; no cluster. Run from anywhere: k8s/validate.sh
 set -euo pipefail
 

@@ -12,6 +12,7 @@
 #   scripts/fault-suite.sh upgrade [--bad-migration]   the rolling upgrade scenario alone (scripts/fault-upgrade.sh)
 #   scripts/fault-suite.sh failover [--async]   the database failover scenario alone (scripts/fault-failover.sh)
 #   PSP_PROVIDER=stripe scripts/fault-suite.sh   the same on the Stripe adapter against the sandbox's Stripe mode
+#   scripts/fault-suite.sh broker-loss [--short|--prove]   a Kafka broker of three killed (scripts/fault-broker-loss.sh)
 #   env: LOAD_SECONDS, ROUNDS, WORKERS, SETTLE_SECONDS, API_PORT/RELAY_PORT/WORKER_PORT/DELIVERY_PORT/PSP_PORT and
 #        API_MANAGEMENT_PORT/RELAY_MANAGEMENT_PORT/WORKER_MANAGEMENT_PORT/DELIVERY_MANAGEMENT_PORT (default 182xx),
 #        KEEP=1 (leave .local/fault-suite for inspection)
@@ -23,6 +24,7 @@ ROOT=$PWD
 case ${1:-} in
   failover) exec scripts/fault-failover.sh "${@:2}" ;;
   upgrade) exec scripts/fault-upgrade.sh "${@:2}" ;;
+  broker-loss) exec scripts/fault-broker-loss.sh "${@:2}" ;;
 esac
 LONG=0
 [[ "${1:-}" == "--long" ]] && LONG=1
@@ -56,6 +58,10 @@ source scripts/lib.sh
 
 say() { printf '[fault-suite %4ds] %s\n' $((SECONDS - START)) "$*"; }
 die() { say "ERROR: $*"; exit 2; }
+# A scenario's hooks (FAULT_HOOKS, a file sourced here): fault_round replaces the fault round, fault_report adds its
+# checks and figures after the invariants.
+# shellcheck disable=SC1090
+[[ -n ${FAULT_HOOKS:-} ]] && source "$FAULT_HOOKS"
 
 rm -rf "$OUT" && mkdir -p "$OUT/results"
 PIDS=()
@@ -250,6 +256,7 @@ say "load: $WORKERS workers, at least $LOAD_SECONDS s and until the fault schedu
 step=$((LOAD_SECONDS / (ROUNDS * 6 + 1)))
 ((step < 3)) && step=3
 for r in $(seq 1 "$ROUNDS"); do
+  if declare -F fault_round >/dev/null; then sleep "$step"; fault_round "$r"; continue; fi
   sleep "$step"; restart payments-api "$API_PORT" "$API_MANAGEMENT_PORT"
   sleep "$step"; restart outbox-relay "$RELAY_PORT" "$RELAY_MANAGEMENT_PORT"
   sleep "$step"; restart refunds-worker "$WORKER_PORT" "$WORKER_MANAGEMENT_PORT"
@@ -341,6 +348,7 @@ printf '%-70s %s\n' "replays and reads answer the same payment" "$BAD_ANSWERS"
 INVARIANTS=$((INVARIANTS + 1))
 VIOLATIONS=$((VIOLATIONS + INFRA_ERRORS))
 printf '%-70s %s\n' "every PostgreSQL/Kafka restart done (same port)" "$INFRA_ERRORS"
+declare -F fault_report >/dev/null && fault_report
 
 # --- 6. Reconciliation of the day against the sandbox's settlement file, with one line's amount changed on purpose:
 # exactly that AMOUNT_MISMATCH break, nothing else (the run's first sighting: OPEN, exit 0; 2 if a break was REPORTED).

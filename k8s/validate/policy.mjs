@@ -23,6 +23,9 @@
 //   QUARKUS_HTTP_PROXY_PROXY_ADDRESS_FORWARDING and _ALLOW_X_FORWARDED (or _ALLOW_FORWARDED) to true and
 //   QUARKUS_HTTP_PROXY_TRUSTED_PROXIES (a value or a key of a ConfigMap in the render) to addresses or CIDRs that all lie
 //   in private ranges (without it Quarkus trusts every peer's forwarding headers; docs/deployment.md);
+// - Kafka (strimzi-cnpg): every KafkaTopic has 3 or more replicas and min.insync.replicas of at least 2 and below its
+//   replicas, and the Kafka cluster's defaults are the same, with no unclean leader election: the settings that
+//   scripts/fault-broker-loss.sh tests (a broker killed under acks=all loses nothing and the topics stay writable);
 // - JVM renders (prod-jvm): every image is tagged `*-jvm` (a registry or image renamed in prod that prod-jvm did not
 //   follow would deploy native images with a JVM's memory).
 // Usage: node policy.mjs [--release FILE]... [--jvm FILE]... [FILE]... (each FILE the output of `kubectl kustomize`;
@@ -489,6 +492,29 @@ export function forwardedClientProblems(objects) {
   return found;
 }
 
+/** KafkaTopics and Kafka clusters below the replication the broker-loss scenario tests (3 replicas, 2 in sync). */
+export function kafkaReplicationProblems(objects) {
+  const found = [];
+  const check = (where, replicas, minIsr) => {
+    if (!(Number(replicas) >= 3)) found.push(`${where}: replication ${replicas}, below 3`);
+    if (!(Number(minIsr) >= 2 && Number(minIsr) < Number(replicas))) {
+      found.push(`${where}: min.insync.replicas ${minIsr}, not at least 2 and below the replication ${replicas}`);
+    }
+  };
+  for (const topic of objects.filter((o) => o.kind === "KafkaTopic")) {
+    check(`KafkaTopic/${topic.metadata?.name}`, topic.spec?.replicas, topic.spec?.config?.["min.insync.replicas"]);
+  }
+  for (const kafka of objects.filter((o) => o.kind === "Kafka")) {
+    const config = kafka.spec?.kafka?.config ?? {};
+    const where = `Kafka/${kafka.metadata?.name}`;
+    check(where, config["default.replication.factor"], config["min.insync.replicas"]);
+    if (String(config["unclean.leader.election.enable"]) !== "false") {
+      found.push(`${where}: unclean.leader.election.enable is not false`);
+    }
+  }
+  return found;
+}
+
 /** Every problem of one render; `jvm`: a release render of JVM images (prod-jvm). */
 export function problems(objects, release, jvm = false) {
   const found = [];
@@ -505,6 +531,7 @@ export function problems(objects, release, jvm = false) {
   found.push(...ipBlockProblems(objects));
   found.push(...migrationConfigProblems(objects));
   found.push(...forwardedClientProblems(objects));
+  found.push(...kafkaReplicationProblems(objects));
   return found;
 }
 

@@ -443,3 +443,53 @@ test("the command exits 1 on a bad render file and 0 on a good one", () => {
   assert.throws(() => execFileSync("node", [script, "--jvm", good], { stdio: "pipe" }), (e) => e.status === 1);
   execFileSync("node", [script, "--jvm", write("jvm.yaml", jvmRender())], { stdio: "pipe" });
 });
+
+function kafkaRender() {
+  return [
+    {
+      apiVersion: "kafka.strimzi.io/v1beta2",
+      kind: "Kafka",
+      metadata: { name: "payments-kafka" },
+      spec: {
+        kafka: {
+          config: { "default.replication.factor": 3, "min.insync.replicas": 2, "unclean.leader.election.enable": false },
+        },
+      },
+    },
+    {
+      apiVersion: "kafka.strimzi.io/v1beta2",
+      kind: "KafkaTopic",
+      metadata: { name: "payment-events" },
+      spec: { partitions: 24, replicas: 3, config: { "min.insync.replicas": 2 } },
+    },
+  ];
+}
+
+test("Kafka with replication 3 and min.insync.replicas 2 passes", () => {
+  assert.deepEqual(problems(kafkaRender(), true), []);
+});
+
+for (const [name, [spoil, expected]] of Object.entries({
+  "a KafkaTopic with 1 replica": [(r) => (r[1].spec.replicas = 1), "KafkaTopic/payment-events: replication 1, below 3"],
+  "a KafkaTopic with min.insync.replicas 1": [(r) => (r[1].spec.config["min.insync.replicas"] = 1), "min.insync.replicas 1"],
+  "a KafkaTopic without min.insync.replicas": [(r) => delete r[1].spec.config, "min.insync.replicas undefined"],
+  "a KafkaTopic that a broker loss stops (min.insync.replicas = replicas)": [
+    (r) => (r[1].spec.config["min.insync.replicas"] = 3),
+    "min.insync.replicas 3, not at least 2 and below the replication 3",
+  ],
+  "a Kafka cluster with default replication 1": [
+    (r) => (r[0].spec.kafka.config["default.replication.factor"] = 1),
+    "Kafka/payments-kafka: replication 1, below 3",
+  ],
+  "a Kafka cluster with unclean leader election": [
+    (r) => (r[0].spec.kafka.config["unclean.leader.election.enable"] = true),
+    "unclean.leader.election.enable is not false",
+  ],
+})) {
+  test(`kafka: ${name} fails`, () => {
+    const render = kafkaRender();
+    spoil(render);
+    const found = problems(render, true);
+    assert.ok(found.some((p) => p.includes(expected)), `expected "${expected}" in ${JSON.stringify(found)}`);
+  });
+}
