@@ -1,7 +1,7 @@
 package com.payments.psp;
 
 import com.netflix.concurrency.limits.Limit;
-import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limit.AIMDLimit;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
@@ -15,13 +15,17 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * How many PSP calls this instance makes at once: Netflix's Gradient2 limit, fed with the round trip of every call.
- * It grows while the PSP's latency stays flat and shrinks when the latency rises (the PSP queues), between {@link
- * PspLimitSettings#min()} and the hard ceiling {@link PspLimitSettings#max()}. A slow PSP with a flat latency thus
- * gets as many calls as its latency needs: the limit is sized by latency, not by a constant.
+ * How many PSP calls this instance makes at once: Netflix's AIMD limit, between {@link PspLimitSettings#min()} and
+ * the hard ceiling {@link PspLimitSettings#max()}. Each call that ends with an answer raises it by one (while at least
+ * half of it is in use); a call that times out, cannot connect or gets a PSP error (the caller says which answers
+ * are) cuts it by a tenth. Latency alone never cuts it: at the end of a burst the calls are slower because this
+ * instance queues them, not because the PSP is overloaded, and Gradient2, which cut on a latency rise, shed most of the
+ * next burst for that (docs/benchmarks.md). Calls that ran together when the PSP failed are one sign of overload, so
+ * they cut once, as TCP cuts once per window: a failed call that started before the last cut does not cut again.
  *
  * <p>A call over the limit waits, without a thread and first come first served, until a call ends; it fails with
  * {@link PspSaturatedException} (never sent) when its wait passes {@link PspLimitSettings#maxWait()} or when {@link
@@ -71,14 +75,18 @@ public final class PspConcurrencyLimit {
     private final PspLimitSettings settings;
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
     private int inFlight;
+    /** When the limit was last cut; a failed call that started before it does not cut again. */
+    private long lastCutNanos = System.nanoTime() - 1;
 
     /** @param metricPrefix gauges {@code <prefix>.limit} and {@code <prefix>.in.flight}, e.g. {@code payments.psp} */
     public PspConcurrencyLimit(PspLimitSettings settings, MeterRegistry registry, String metricPrefix) {
         this.settings = settings;
-        this.limit = Gradient2Limit.newBuilder()
+        this.limit = AIMDLimit.newBuilder()
                 .initialLimit(settings.initial())
                 .minLimit(settings.min())
-                .maxConcurrency(settings.max())
+                .maxLimit(settings.max())
+                // only failures cut, never a round trip however long (AIMDLimit's default cuts past 5 s)
+                .timeout(Long.MAX_VALUE, TimeUnit.NANOSECONDS)
                 .build();
         Gauge.builder(metricPrefix + ".limit", this, PspConcurrencyLimit::limit)
                 .description("Adaptive limit of concurrent PSP calls")
@@ -105,14 +113,23 @@ public final class PspConcurrencyLimit {
 
     /**
      * Runs {@code call} once a permit is free; fails with {@link PspSaturatedException} without calling it when the
-     * wait runs out. A failed or cancelled call (a timeout) is sampled as a drop.
+     * wait runs out. A failed or cancelled call (a timeout, no connection) cuts the limit.
      */
     public <T> Uni<T> run(Supplier<Uni<T>> call) {
+        return run(call, item -> false);
+    }
+
+    /**
+     * As {@link #run(Supplier)}; an answer for which {@code pspError} holds (a 5xx, an adapter's "unknown" after a
+     * lost connection) cuts the limit as a failure does. A decline is no PSP error.
+     */
+    public <T> Uni<T> run(Supplier<Uni<T>> call, Predicate<? super T> pspError) {
         return acquire().onItem().transformToUni(permit -> {
             permit.started = true;
             return call.get()
                     .onTermination()
-                    .invoke((item, failure, cancelled) -> release(permit, failure != null || cancelled));
+                    .invoke((item, failure, cancelled) ->
+                            release(permit, failure != null || cancelled || pspError.test(item)));
         });
     }
 
@@ -178,7 +195,7 @@ public final class PspConcurrencyLimit {
         if (!permit.released.compareAndSet(false, true)) {
             return;
         }
-        limit.onSample(permit.startNanos, System.nanoTime() - permit.startNanos, permit.inFlight, dropped);
+        sample(permit, dropped);
         List<Waiter> starting = new ArrayList<>();
         synchronized (this) {
             inFlight--;
@@ -199,5 +216,18 @@ public final class PspConcurrencyLimit {
     private Permit grant() {
         inFlight++;
         return new Permit(inFlight);
+    }
+
+    private void sample(Permit permit, boolean dropped) {
+        long now = System.nanoTime();
+        synchronized (limit) {
+            if (dropped) {
+                if (permit.startNanos - lastCutNanos <= 0) {
+                    return;
+                }
+                lastCutNanos = now;
+            }
+            limit.onSample(permit.startNanos, now - permit.startNanos, permit.inFlight, dropped);
+        }
     }
 }

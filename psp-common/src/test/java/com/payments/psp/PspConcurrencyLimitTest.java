@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.mutiny.Uni;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -80,5 +83,84 @@ class PspConcurrencyLimitTest {
         assertThat(third).isCompletedExceptionally();
         assertThat(third.handle((item, failure) -> failure).join()).isInstanceOf(PspSaturatedException.class);
         first.complete("first");
+    }
+
+    private static PspConcurrencyLimit limitFrom(int initial) {
+        return new PspConcurrencyLimit(
+                new PspLimitSettings(initial, 16, 2048, 4096, Duration.ofSeconds(30)),
+                new SimpleMeterRegistry(),
+                "test.psp");
+    }
+
+    /** {@code calls} calls at once, each answering {@code answer} after {@code latency}; waits for all of them. */
+    private static void burst(PspConcurrencyLimit limit, int calls, Duration latency, Uni<String> answer)
+            throws Exception {
+        CompletableFuture<String> allStarted = new CompletableFuture<>();
+        List<CompletableFuture<String>> running = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            running.add(limit.run(() -> Uni.createFrom()
+                            .completionStage(allStarted)
+                            .onItem()
+                            .delayIt()
+                            .by(latency)
+                            .replaceWith(answer))
+                    .subscribeAsCompletionStage());
+        }
+        allStarted.complete("go");
+        for (CompletableFuture<String> call : running) {
+            call.handle((item, failure) -> item).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The end of a burst: the PSP's answers take 30 times longer (the instance's own queueing), with no error. That
+     * is no sign that the PSP is overloaded, so the limit holds. Gradient2 cut it by about a tenth per slow call
+     * that ran with more than half the limit in flight, here from 100 to 46 (docs/benchmarks.md, round 2 of the 1 s
+     * run).
+     */
+    @Test
+    void aLatencyRiseWithoutErrorsDoesNotCutTheLimit() throws Exception {
+        PspConcurrencyLimit limit = limitFrom(100);
+        for (int round = 0; round < 5; round++) {
+            burst(limit, 150, Duration.ofMillis(10), Uni.createFrom().item("ok"));
+        }
+        int before = limit.limit();
+
+        // every permit in use and as many calls waiting, as in a burst's last seconds
+        burst(limit, 2 * before, Duration.ofMillis(300), Uni.createFrom().item("ok"));
+
+        assertThat(before).isGreaterThanOrEqualTo(100);
+        assertThat(limit.limit()).isGreaterThanOrEqualTo(before);
+    }
+
+    /** Timeouts (a failed or cancelled call) and answers the caller marks as PSP errors cut the limit. */
+    @Test
+    void timeoutsAndPspErrorsCutTheLimit() throws Exception {
+        PspConcurrencyLimit timedOut = limitFrom(200);
+        burst(timedOut, 50, Duration.ofMillis(5), Uni.createFrom().failure(new TimeoutException()));
+        // 50 calls that ran together are one sign of overload: one cut, not 50 (0.9^50 would be the minimum)
+        assertThat(timedOut.limit()).isEqualTo(180);
+        burst(timedOut, 1, Duration.ofMillis(5), Uni.createFrom().failure(new TimeoutException()));
+        assertThat(timedOut.limit()).isEqualTo(162);
+
+        PspConcurrencyLimit cancelled = limitFrom(200);
+        CompletableFuture<String> never = new CompletableFuture<>();
+        cancelled
+                .run(() -> Uni.createFrom().completionStage(never))
+                .ifNoItem()
+                .after(Duration.ofMillis(20))
+                .fail()
+                .subscribeAsCompletionStage()
+                .handle((item, failure) -> failure)
+                .get(5, TimeUnit.SECONDS);
+        assertThat(cancelled.limit()).isLessThan(200);
+        assertThat(cancelled.inFlight()).isZero();
+
+        PspConcurrencyLimit errors = limitFrom(200);
+        String answer = errors.run(() -> Uni.createFrom().item("http_503"), "http_503"::equals)
+                .await()
+                .atMost(Duration.ofSeconds(5));
+        assertThat(answer).isEqualTo("http_503");
+        assertThat(errors.limit()).isLessThan(200);
     }
 }

@@ -8,7 +8,7 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 /**
- * The instance's one limit of concurrent PSP calls (psp-common's Gradient2 limit), from {@code payments.psp.limit.*}.
+ * The instance's one limit of concurrent PSP calls (psp-common's AIMD limit), from {@code payments.psp.limit.*}.
  * Captures and the resolver share it: one PSP, one connection pool. Gauges {@code payments_psp_limit} and
  * {@code payments_psp_in_flight}.
  */

@@ -69,10 +69,12 @@ public class PspClient {
      */
     private Uni<PspOutcome> call(String call, Supplier<Uni<RefundResult>> request) {
         long[] started = {0};
-        return limit.run(() -> {
-                    started[0] = System.nanoTime();
-                    return request.get();
-                })
+        return limit.run(
+                        () -> {
+                            started[0] = System.nanoTime();
+                            return request.get();
+                        },
+                        PspClient::pspError)
                 .map(PspClient::outcome)
                 .onTermination()
                 .invoke((outcome, failure, cancelled) -> {
@@ -80,6 +82,14 @@ public class PspClient {
                         metrics.pspLatency(call, outcomeLabel(outcome), System.nanoTime() - started[0]);
                     }
                 });
+    }
+
+    /**
+     * An answer that cuts the PSP limit: UNKNOWN without an operator's attention is a 5xx, 408, 429 or a connection
+     * lost (the adapters answer it instead of failing). A failed refund or an attention case is an answer.
+     */
+    static boolean pspError(RefundResult result) {
+        return result.status() == RefundResult.Status.UNKNOWN && !result.needsAttention();
     }
 
     /** A definite answer, or {@link PspUnavailableException} (the outcome is unknown). */

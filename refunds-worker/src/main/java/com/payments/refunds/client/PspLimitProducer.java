@@ -8,7 +8,10 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 
-/** The instance's one limit of concurrent PSP calls (psp-common), from {@code refunds.psp-limit.*}. */
+/**
+ * The instance's one limit of concurrent PSP calls (psp-common's AIMD limit: cut by timeouts and PSP errors only), from
+ * {@code refunds.psp-limit.*}.
+ */
 public class PspLimitProducer {
 
     /**
