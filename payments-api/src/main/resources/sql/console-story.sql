@@ -22,6 +22,11 @@ SELECT c.started_at, 'psp',
               c.duration_ms)
   FROM psp_calls c WHERE c.payment_id = $1
 UNION ALL
+-- The capture's charge when it captured the payment: on the payment row (V97), when it was over
+SELECT captured_at - make_interval(secs => charge_ms / 1000.0), 'psp', 'PSP charge: captured ' || psp_reference,
+       format('capture, %s ms', charge_ms)
+  FROM p WHERE charge_ms IS NOT NULL
+UNION ALL
 SELECT r.at, 'replay', format('idempotency key %s: %s', r.key, replace(r.answer, '_', ' ')),
        CASE r.answer WHEN 'replayed' THEN format('stored answer %s replayed', r.response_status)
                      WHEN 'in_progress' THEN 'answered 409, the first request still in progress'

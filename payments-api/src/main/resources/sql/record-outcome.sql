@@ -7,15 +7,11 @@ WITH input AS (
         AS t (id, status, psp_reference, decline_code, last_error, allowed_from,
               event_id, event_type, topic, payload, headers, response_status, response_body,
               call_kind, call_attempt, call_started_at, call_ms, call_outcome)),
--- The PSP call each outcome came from (the console's story), whether or not the outcome still applies: the call
--- was made. A data-modifying WITH runs even though nothing reads it.
-psp_call AS (
-    INSERT INTO psp_calls (payment_id, kind, attempt, started_at, duration_ms, outcome)
-    SELECT id, call_kind, call_attempt, call_started_at, call_ms, call_outcome FROM input
-     WHERE call_kind IS NOT NULL),
 moved AS (
     UPDATE payments p
        SET status = input.status,
+           charge_ms = CASE WHEN input.call_kind = 'charge' AND input.call_attempt = 0 AND input.status = 'CAPTURED'
+                            THEN input.call_ms ELSE p.charge_ms END,
            psp_reference = COALESCE(input.psp_reference, p.psp_reference),
            decline_code = input.decline_code,
            last_error = input.last_error,
@@ -25,6 +21,16 @@ moved AS (
      WHERE p.id = input.id AND p.status = ANY (string_to_array(input.allowed_from, ','))
        AND set_config('payments.actor', $14, true) IS NOT NULL
      RETURNING p.id, p.merchant_id, p.amount, p.currency, p.status),
+-- The PSP call each outcome came from (the console's story), whether or not the outcome still applies: the call
+-- was made. The capture's own charge that moved its payment to CAPTURED goes on the payment row instead (charge_ms,
+-- V97: no row of its own); every other call gets a psp_calls row. A data-modifying WITH runs even though nothing
+-- reads it.
+psp_call AS (
+    INSERT INTO psp_calls (payment_id, kind, attempt, started_at, duration_ms, outcome)
+    SELECT id, call_kind, call_attempt, call_started_at, call_ms, call_outcome FROM input
+     WHERE call_kind IS NOT NULL
+       AND NOT (call_kind = 'charge' AND call_attempt = 0 AND status = 'CAPTURED'
+                AND id IN (SELECT moved.id FROM moved))),
 -- The two writers (V78) take the whole batch at once and answer one row each.
 ledger AS (
     SELECT book_ledger_transactions('CAPTURE', 'psp_receivable', 'merchant_payable', array_agg(id::text),

@@ -225,6 +225,19 @@ class ConsoleTest {
                         "data-source=\"ledger\"",
                         "data-source=\"outbox\"");
         assertThat(story).contains("ledger CAPTURE psp_receivable 1234", "ledger CAPTURE merchant_payable -1234");
+        // the capture's charge, a plain success, is told from the payment row (V97), before the transition it caused
+        List<String> timeline = timeline(story);
+        String charge = "psp|PSP charge: captured " + captured.<String>path("pspReference") + "|capture, ";
+        assertThat(timeline).anyMatch(e -> e.startsWith(charge) && e.matches(".*\\|capture, \\d+ ms"));
+        assertThat(indexOf(timeline, charge)).isLessThan(indexOf(timeline, "transition|PROCESSING → CAPTURED"));
+        long calls = pool.preparedQuery("SELECT count(*) FROM psp_calls WHERE payment_id = $1")
+                .execute(Tuple.of(UUID.fromString(paymentId)))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getLong(0);
+        assertThat(calls).as("psp_calls rows of a plain capture").isZero();
     }
 
     /**

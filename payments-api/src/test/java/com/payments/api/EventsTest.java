@@ -266,8 +266,61 @@ class EventsTest {
     }
 
     /**
-     * Concurrent transactions writing events of one payment get distinct, consecutive versions: the counter's row lock
-     * orders them even when their outbox keys differ (so the outbox's per-key lock does not).
+     * The versions come from the feed itself (V96): a payment's events write no counter row (one write less per
+     * event); only the retention's deletion of the payment's last event leaves its highest version in
+     * {@code payment_event_versions}, and the next event counts on from there.
+     */
+    @Test
+    void theCounterIsWrittenOnlyWhenTheRetentionDeletesThePaymentsLastEvent() {
+        Shop shop = newShop();
+        Response captured = capture(shop.key(), unique("k"), json("tok_visa"));
+        captured.then().statusCode(201);
+        UUID payment = UUID.fromString(captured.path("id"));
+        UUID second = UUID.randomUUID();
+        pool.withTransaction(conn -> insertEvent(conn, second, "RefundSucceeded", payment, shop.id(), payment))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        assertThat(merchant(shop.key()).get("/v1/events/" + second).<Integer>path("version"))
+                .isEqualTo(2);
+        assertThat(counter(payment)).isNull();
+
+        // the retention deletes the first event only: the feed still holds the highest version
+        pool.preparedQuery("DELETE FROM merchant_events WHERE payment_id = $1 AND version = 1")
+                .execute(Tuple.of(payment))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        assertThat(counter(payment)).isNull();
+
+        // the job deletes the last one: its version stays as the counter
+        pool.preparedQuery(
+                        "UPDATE merchant_events SET created_at = now() - make_interval(days => 31) WHERE payment_id = $1")
+                .execute(Tuple.of(payment))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        retention.purge(100, 0L).await().atMost(Duration.ofSeconds(30));
+        assertThat(feedRows(second)).isZero();
+        assertThat(counter(payment)).isEqualTo(2L);
+
+        UUID third = UUID.randomUUID();
+        pool.withTransaction(conn -> insertEvent(conn, third, "RefundFailed", payment, shop.id(), payment))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        assertThat(merchant(shop.key()).get("/v1/events/" + third).<Integer>path("version"))
+                .isEqualTo(3);
+        assertThat(counter(payment)).isEqualTo(2L);
+    }
+
+    private Long counter(UUID payment) {
+        var rows = pool.preparedQuery("SELECT version FROM payment_event_versions WHERE payment_id = $1")
+                .execute(Tuple.of(payment))
+                .await()
+                .atMost(Duration.ofSeconds(10));
+        return rows.size() == 0 ? null : rows.iterator().next().getLong("version");
+    }
+
+    /**
+     * Concurrent transactions writing events of one payment get distinct, consecutive versions: the feed trigger's
+     * lock on the payment orders them even when their outbox keys differ (so the outbox's per-key lock does not).
      */
     @Test
     void concurrentEventsOfOnePaymentGetConsecutiveVersions() {
@@ -279,7 +332,7 @@ class EventsTest {
         List<Uni<Void>> all = new ArrayList<>();
         for (int i = 0; i < writers; i++) {
             UUID event = UUID.randomUUID();
-            // each holds the counter's row lock for a while before committing, so the others wait on it
+            // each holds the payment's lock for a while before committing, so the others wait on it
             all.add(pool.withTransaction(conn -> insertEvent(conn, event, "RefundFailed", payment, shop.id(), event)
                     .chain(() -> conn.query("SELECT pg_sleep(0.2)").execute())
                     .replaceWithVoid()));
