@@ -22,7 +22,9 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
   KILLED_NODE='' KILL_AT_MS='' LEADERS_MOVED_MS=''
   not_led_by() { ! kbl describe payment-events | grep -q " leader=$1 "; }
   fault_round() {
-    kbl lag 1000 refunds-worker webhook-delivery >"$BROKER_LOSS_DIR/lag.tsv" &
+    # The JVM itself in the background, not kbl (a function: a subshell whose kill at the end left the JVM running)
+    "$JAVA" -cp "$BROKER_LOSS_TOOL_CP" com.payments.infra.KafkaClusterTool lag 1000 refunds-worker webhook-delivery \
+      >"$BROKER_LOSS_DIR/lag.tsv" 2>>"$BROKER_LOSS_DIR/tool.log" &
     PIDS+=($!)
     # A look may time out on a busy machine (a JVM each): try again.
     for _ in 1 2 3; do KILLED_NODE=$(kbl leader payment-events) && break; done
