@@ -261,34 +261,10 @@ TAIL_PID=$!
   sed "s#^#$PSP/test/counters/#" | xargs -r curl -fsS | jq -r '[.reference, .chargeMovements, .refundMovements] | @tsv' >"$OUT/psp.tsv"
 curl -fsS "$PSP/test/webhooks" | jq -r '.[] | [.eventId, .copy, .status, .reference] | @tsv' >"$OUT/webhooks.tsv"
 wait "$TAIL_PID"
-setup="CREATE TEMP TABLE psp (reference text, charge_movements int, refund_movements int);
-CREATE TEMP TABLE kafka (part int, off bigint, key text, event_id text);
-CREATE TEMP TABLE client (key text, payment_id text, code text);
-CREATE TEMP TABLE webhook (event_id text, copy int, status text, reference text);
-\\copy psp FROM '$OUT/psp.tsv'
-\\copy kafka FROM '$OUT/kafka.tsv'
-\\copy client FROM '$OUT/client.tsv'
-\\copy webhook FROM '$OUT/webhooks.tsv'"
-INVARIANTS=0 VIOLATIONS=0
+source scripts/invariants.sh
 echo
 printf '%-70s %s\n' "invariant" "violations"
-check() { # NAME QUERY
-  local n
-  n=$(printf '%s\n%s\n' "$setup" "$2" | sql 2>&1 | tail -1)
-  INVARIANTS=$((INVARIANTS + 1))
-  [[ $n =~ ^[0-9]+$ ]] || { echo "check failed to run: $1 ($n)"; n=1; }
-  VIOLATIONS=$((VIOLATIONS + n))
-  printf '%-70s %s\n' "$1" "$n"
-}
-name='' query=''
-while IFS= read -r line; do
-  if [[ $line == "-- name: "* ]]; then
-    name=${line#-- name: } query=
-  elif [[ -n $name && -n $line && $line != --* ]]; then
-    query+="$line"$'\n'
-    [[ $line == *\; ]] && { check "$name" "$query"; name=; }
-  fi
-done <scripts/fault-suite-invariants.sql
+check_invariants_file
 # Failover's own: a charge at the PSP whose payment the database lost (an acknowledged write gone), one relay leader.
 check "no PSP charge without its payment (lost acknowledged write)" \
   "SELECT count(*) FROM psp WHERE charge_movements > 0 AND reference IN (SELECT payment_id FROM client) AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id::text = psp.reference);"
@@ -309,7 +285,7 @@ bad_refunds=$(cat "$OUT"/results/w*.refunds 2>/dev/null | awk '$2 !~ /^(202|409|
 INVARIANTS=$((INVARIANTS + 1))
 VIOLATIONS=$((VIOLATIONS + bad_refunds))
 printf '%-70s %s\n' "refunds answered only 202/409/422/429/503 (no 500, no lost answer)" "$bad_refunds"
-lost=$(printf '%s\n%s\n' "$setup" "SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id::text = c.payment_id);" | sql | tail -1)
+lost=$(evidence_sql "SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id::text = c.payment_id);")
 
 # --- 7. Figures ------------------------------------------------------------------------------------------------
 # Recovery: the first success (201/402) of a capture sent after the promotion. The window: every capture answered

@@ -312,35 +312,10 @@ wait "$TAIL_PID"
 
 # Every invariant is a named query counting its violations (scripts/fault-suite-invariants.sql), run on the
 # evidence above loaded into temporary tables.
-setup="CREATE TEMP TABLE psp (reference text, charge_movements int, refund_movements int);
-CREATE TEMP TABLE kafka (part int, off bigint, key text, event_id text);
-CREATE TEMP TABLE client (key text, payment_id text, code text);
-CREATE TEMP TABLE webhook (event_id text, copy int, status text, reference text);
-\\copy psp FROM '$OUT/psp.tsv'
-\\copy kafka FROM '$OUT/kafka.tsv'
-\\copy client FROM '$OUT/client.tsv'
-\\copy webhook FROM '$OUT/webhooks.tsv'"
-INVARIANTS=0 VIOLATIONS=0
+source scripts/invariants.sh
 echo
 printf '%-70s %s\n' "invariant" "violations"
-check() { # NAME QUERY
-  local n
-  n=$(printf '%s\n%s\n' "$setup" "$2" | sql 2>&1 | tail -1)
-  INVARIANTS=$((INVARIANTS + 1))
-  [[ $n =~ ^[0-9]+$ ]] || { echo "check failed to run: $1 ($n)"; n=1; }
-  VIOLATIONS=$((VIOLATIONS + n))
-  printf '%-70s %s\n' "$1" "$n"
-}
-# Each query follows its "-- name: ..." line and ends with the line that ends in ";".
-name= query=
-while IFS= read -r line; do
-  if [[ $line == "-- name: "* ]]; then
-    name=${line#-- name: } query=
-  elif [[ -n $name && -n $line && $line != --* ]]; then
-    query+="$line"$'\n'
-    [[ $line == *\; ]] && { check "$name" "$query"; name=; }
-  fi
-done <scripts/fault-suite-invariants.sql
+check_invariants_file
 INVARIANTS=$((INVARIANTS + 1))
 VIOLATIONS=$((VIOLATIONS + BAD_ANSWERS))
 printf '%-70s %s\n' "replays and reads answer the same payment" "$BAD_ANSWERS"

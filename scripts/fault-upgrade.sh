@@ -302,38 +302,16 @@ sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | sed "s#^#htt
   xargs -r curl -fsS | jq -r '[.reference, .chargeMovements, .refundMovements] | @tsv' >"$OUT/psp.tsv"
 curl -fsS "http://127.0.0.1:$PSP_PORT/test/webhooks" | jq -r '.[] | [.eventId, .copy, .status, .reference] | @tsv' \
   >"$OUT/webhooks.tsv"
-setup="CREATE TEMP TABLE psp (reference text, charge_movements int, refund_movements int);
-CREATE TEMP TABLE kafka (part int, off bigint, key text, event_id text);
-CREATE TEMP TABLE client (key text, payment_id text, code text);
-CREATE TEMP TABLE webhook (event_id text, copy int, status text, reference text);
-\\copy psp FROM '$OUT/psp.tsv'
-\\copy kafka FROM '$OUT/kafka.tsv'
-\\copy client FROM '$OUT/client.tsv'
-\\copy webhook FROM '$OUT/webhooks.tsv'"
-INVARIANTS=0 VIOLATIONS=0
+source scripts/invariants.sh
 echo
 printf '%-70s %s\n' "invariant" "violations"
-check() { # NAME COUNT
-  INVARIANTS=$((INVARIANTS + 1))
-  [[ $2 =~ ^[0-9]+$ ]] || { echo "check failed to run: $1 ($2)"; set -- "$1" 1; }
-  VIOLATIONS=$((VIOLATIONS + $2))
-  printf '%-70s %s\n' "$1" "$2"
-}
-name='' query=''
-while IFS= read -r line; do
-  if [[ $line == "-- name: "* ]]; then
-    name=${line#-- name: } query=
-  elif [[ -n $name && -n $line && $line != --* ]]; then
-    query+="$line"$'\n'
-    [[ $line == *\; ]] && { check "$name" "$(printf '%s\n%s\n' "$setup" "$query" | sql 2>&1 | tail -1)"; name=''; }
-  fi
-done <scripts/fault-suite-invariants.sql
-check "walkthrough through release $VERSION on HEAD's schema" "$([[ $WALK_OLD == passed ]] && echo 0 || echo 1)"
-check "walkthrough through HEAD beside release $VERSION" "$([[ $WALK_NEW == passed ]] && echo 0 || echo 1)"
-check "refunds and reads across versions answered as expected" "$(wc -l <"$OUT/results/bad")"
-check "captures during the migration all answered 2xx/402" "$FAILED_DURING"
-check "longest capture stall during the migration < 1000 ms ($STALL ms)" "$((STALL >= 1000))"
-((BAD)) && check "migration lint accepts the migrations applied" "$((LINT_STATUS != 0))"
+check_invariants_file
+count_violations "walkthrough through release $VERSION on HEAD's schema" "$([[ $WALK_OLD == passed ]] && echo 0 || echo 1)"
+count_violations "walkthrough through HEAD beside release $VERSION" "$([[ $WALK_NEW == passed ]] && echo 0 || echo 1)"
+count_violations "refunds and reads across versions answered as expected" "$(wc -l <"$OUT/results/bad")"
+count_violations "captures during the migration all answered 2xx/402" "$FAILED_DURING"
+count_violations "longest capture stall during the migration < 1000 ms ($STALL ms)" "$((STALL >= 1000))"
+((BAD)) && count_violations "migration lint accepts the migrations applied" "$((LINT_STATUS != 0))"
 head -n 10 "$OUT/results/bad"
 
 echo
