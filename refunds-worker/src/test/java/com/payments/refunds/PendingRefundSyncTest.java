@@ -16,6 +16,8 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
@@ -89,6 +91,34 @@ class PendingRefundSyncTest {
                         "SELECT count(*) FROM outbox WHERE event_type = 'RefundSucceeded' AND payload->>'refundId' = $1",
                         refundId.toString()))
                 .isEqualTo(1);
+    }
+
+    /**
+     * Refunds nobody executed (a worker killed mid-batch, commands lost) at a PSP answering in 0.4 s: the sync's
+     * look-up says NOT_FOUND, then it sends the refund, 0.8 s each. One after the other, 30 of them take 24 s, more
+     * than twice the test's 10 s lease, so a batch's last refunds could be claimed again while still waiting their
+     * turn; they must all end within the lease.
+     */
+    @Test
+    void refundsOfManyPaymentsAreSyncedTogetherWellInsideTheLease() {
+        List<Fixtures.Captured> payments = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            payments.add(fx.capture("tok_visa", 1_000));
+        }
+        fx.pspFaults("{\"latencyFixedMs\": 400}");
+        List<UUID> refunds = new ArrayList<>();
+        for (Fixtures.Captured payment : payments) {
+            refunds.add(fx.reserve(payment, 1_000, Duration.ofMinutes(30)));
+        }
+
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> refunds.stream().allMatch(id -> fx.status(id).equals("SUCCEEDED")));
+        for (UUID refund : refunds) {
+            assertThat(fx.pspRefundMovements(refund))
+                    .as("money moved for " + refund)
+                    .isEqualTo(1);
+        }
     }
 
     @Test

@@ -35,6 +35,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,7 +54,7 @@ class RefundWorkerKillIT {
         Postgres.Database db = Postgres.freshDatabase("refund_kill");
         Kafka.deleteAllTopics();
         createRefundCommands();
-        try (PspSandbox psp = PspSandbox.start(Map.of("psp.latency.fixed", "300ms", "psp.latency.spread", "1700ms"));
+        try (PspSandbox psp = PspSandbox.start(Map.of());
                 Connection sql = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password())) {
             List<UUID> refunds = new ArrayList<>();
             List<RefundRequested> commands = new ArrayList<>();
@@ -65,6 +66,8 @@ class RefundWorkerKillIT {
                 refunds.add(refund);
                 commands.add(RefundRequested.of(refund, payment, merchant, AMOUNT, "EUR", charge, Map.of()));
             }
+            // Slow only now: the 200 charges above at this latency took four minutes one after the other.
+            slowDown(psp.url());
             publish(commands);
 
             try (QuarkusProcess worker = startWorker(db, psp.url())) {
@@ -85,9 +88,19 @@ class RefundWorkerKillIT {
                     .isPositive();
 
             try (QuarkusProcess worker = startWorker(db, psp.url())) {
-                await().atMost(Duration.ofMinutes(2))
-                        .pollInterval(Duration.ofMillis(200))
-                        .until(() -> count(sql, "status = 'SUCCEEDED'") == REFUNDS);
+                try {
+                    await().atMost(Duration.ofMinutes(2))
+                            .pollInterval(Duration.ofMillis(200))
+                            .until(() -> count(sql, "status = 'SUCCEEDED'") == REFUNDS);
+                } catch (ConditionTimeoutException e) {
+                    System.out.printf(
+                            "after the restart: %d succeeded, %d claimed or scheduled, %d never started; worker log %s%n",
+                            count(sql, "status = 'SUCCEEDED'"),
+                            count(sql, "status = 'PENDING' AND next_attempt_at IS NOT NULL"),
+                            count(sql, "status = 'PENDING' AND next_attempt_at IS NULL"),
+                            worker.log());
+                    throw e;
+                }
             }
             for (UUID refund : refunds) {
                 assertThat(pspMovements(psp.url(), refund))
@@ -213,6 +226,17 @@ class RefundWorkerKillIT {
                 record.get(30, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /** Refund calls answer in 0.3 to 2 s, so that many are at the PSP when the worker is killed. */
+    private static void slowDown(String pspUrl) {
+        RestAssured.given()
+                .baseUri(pspUrl)
+                .contentType(ContentType.JSON)
+                .body(Map.of("latencyFixedMs", 300, "latencySpreadMs", 1700))
+                .put("/test/faults")
+                .then()
+                .statusCode(200);
     }
 
     private static int pspInFlight(String pspUrl) {

@@ -121,6 +121,13 @@ public interface RefundsConfig {
         int batchSize();
 
         /**
+         * Payments whose refunds one sync run re-checks at once (a payment's own refunds one after the other): the
+         * batch must end inside the lease even at a slow PSP; the PSP limit still bounds the calls.
+         */
+        @WithDefault("10")
+        int concurrency();
+
+        /**
          * How long a claimed refund is hidden from other claims (the consumer and other replicas' syncs) while its
          * PSP call runs; longer than the PSP timeout.
          */

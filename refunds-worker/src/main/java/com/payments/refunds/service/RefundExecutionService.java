@@ -17,8 +17,12 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /**
  * Executes refunds at the PSP and records the outcome. No database transaction is open during a PSP call: a claim
@@ -85,7 +89,9 @@ public class RefundExecutionService {
 
     /**
      * Re-checks due PENDING refunds: asks the PSP by reference and re-sends with the same key when the PSP never got
-     * the refund. Returns how many refunds it claimed.
+     * the refund. Up to {@code refunds.sync.concurrency} payments at once, a payment's refunds one after the other in
+     * the batch's order (as its lane runs them), so that a batch ends well inside its lease. Returns how many refunds it
+     * claimed.
      */
     public Uni<Integer> syncDue() {
         RefundsConfig.Sync sync = config.sync();
@@ -94,12 +100,29 @@ public class RefundExecutionService {
                 .flatMap(batch -> batch.isEmpty()
                         ? Uni.createFrom().item(0)
                         : Multi.createFrom()
-                                .iterable(batch)
+                                .iterable(byPayment(batch))
                                 .onItem()
-                                .transformToUniAndConcatenate(this::resync)
+                                .transformToUni(this::resyncInOrder)
+                                .merge(sync.concurrency())
                                 .collect()
                                 .last()
                                 .replaceWith(batch.size()));
+    }
+
+    private static Collection<List<Refund>> byPayment(List<Refund> batch) {
+        return batch.stream()
+                .collect(Collectors.groupingBy(Refund::paymentId, LinkedHashMap::new, Collectors.toList()))
+                .values();
+    }
+
+    private Uni<Void> resyncInOrder(List<Refund> refundsOfOnePayment) {
+        return Multi.createFrom()
+                .iterable(refundsOfOnePayment)
+                .onItem()
+                .transformToUniAndConcatenate(this::resync)
+                .collect()
+                .last()
+                .replaceWithVoid();
     }
 
     private Uni<Void> resync(Refund refund) {
