@@ -199,7 +199,7 @@ public class PspService {
     // ---------------------------------------------------------------- captures and voids
 
     /** What a capture or void that ran did: the capture it booked (null for a void), whether it moved the charge. */
-    private record Settled(Charge charge, Capture capture, boolean moved) {}
+    private record Settled(Capture capture, boolean moved) {}
 
     /**
      * {@code POST /v1/charges/{id}/capture}: takes {@code amount} (at most the authorized amount) of an authorization,
@@ -230,7 +230,7 @@ public class PspService {
                 }
                 if (charge.move(state, new Charge.State("succeeded", req.amount(), null, now))) {
                     Capture capture = new Capture(charge.id, charge.reference, req.amount(), charge.currency, now);
-                    return new Stored(null, null, ok(charge, now), new Settled(charge, capture, true));
+                    return new Stored(null, null, ok(charge, now), new Settled(capture, true));
                 }
             }
         });
@@ -249,14 +249,14 @@ public class PspService {
             while (true) {
                 Charge.State state = charge.state(now);
                 if ("canceled".equals(state.status())) {
-                    return new Stored(null, null, ok(charge, now), new Settled(charge, null, false));
+                    return new Stored(null, null, ok(charge, now), new Settled(null, false));
                 }
                 Reply refused = refusal(charge, state);
                 if (refused != null) {
                     return new Stored(null, null, refused, null);
                 }
                 if (charge.move(state, new Charge.State("canceled", 0, "voided", now))) {
-                    return new Stored(null, null, ok(charge, now), new Settled(charge, null, true));
+                    return new Stored(null, null, ok(charge, now), new Settled(null, true));
                 }
             }
         });
