@@ -129,7 +129,7 @@ class ChargeTest {
                 .then()
                 .statusCode(400)
                 .body("error.code", equalTo("invalid_currency"));
-        assertEquals(new Counters(ref, 0, 0, 0, 0), counters(ref));
+        assertEquals(new Counters(ref, 0, 0, 0, 0, 0, 0, 0, 0), counters(ref));
         // the key was not consumed by the bad requests
         charge(ref, 100, "tok_visa").then().statusCode(200).header("Idempotent-Replayed", nullValue());
     }

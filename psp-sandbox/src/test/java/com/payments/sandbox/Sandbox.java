@@ -32,6 +32,25 @@ final class Sandbox {
         return charge(reference, reference, amount, source);
     }
 
+    /** An authorization with key = reference, the way the adapter sends it. */
+    static Response authorize(String reference, long amount, String source) {
+        return given().contentType(ContentType.JSON)
+                .header("Idempotency-Key", reference)
+                .body(chargeBody(reference, amount, source))
+                .post("/v1/authorizations");
+    }
+
+    static Response capture(String key, String chargeId, long amount) {
+        return given().contentType(ContentType.JSON)
+                .header("Idempotency-Key", key)
+                .body("{\"amount\":" + amount + "}")
+                .post("/v1/charges/{id}/capture", chargeId);
+    }
+
+    static Response voidAuthorization(String key, String chargeId) {
+        return given().header("Idempotency-Key", key).post("/v1/charges/{id}/void", chargeId);
+    }
+
     static Response refund(String key, String reference, String chargeId, long amount) {
         return given().contentType(ContentType.JSON)
                 .header("Idempotency-Key", key)

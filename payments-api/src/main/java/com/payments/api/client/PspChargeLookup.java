@@ -53,7 +53,8 @@ public class PspChargeLookup {
                         result.status() == ChargeResult.Status.CAPTURED,
                         result.declineCode(),
                         reported(result));
-            case UNKNOWN, NOT_SENT -> throw PspGateway.notDefinite(result);
+            // AUTHORIZED and CANCELED answer look-ups of authorizations only, which payments-api does not send yet
+            case UNKNOWN, NOT_SENT, AUTHORIZED, CANCELED -> throw PspGateway.notDefinite(result);
         });
     }
 

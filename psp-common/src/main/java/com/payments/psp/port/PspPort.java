@@ -12,6 +12,16 @@ import java.util.function.Function;
  * (a timeout, a 5xx, a 429 after the retries, a conflict on the idempotency key) is UNKNOWN, never a decline: the
  * resolver settles it later with {@link #lookUpCharge}.
  *
+ * <p><b>Authorize now, capture later.</b> {@link #authorize} holds the money, {@link #capture} takes all or part of it
+ * once, {@link #voidAuthorization} releases it; an authorization the PSP lets expire uncaptured (7 days at Stripe) is
+ * CANCELED with detail {@link ChargeResult#EXPIRED}. Each call has one idempotency key per payment: the payment id
+ * for the authorization, {@link #captureKey} for its capture, {@link #voidKey} for its void. So an UNKNOWN answer is
+ * settled by sending <em>the same call again</em> (same request, hence the same key: the PSP replays its first answer
+ * or runs it now if the first never arrived) or by {@link #lookUpCharge} with {@link ChargeQuery#authorization()}
+ * set, which reports the authorization's state now: AUTHORIZED, CAPTURED with the captured amount, CANCELED, or
+ * NOT_FOUND. Never re-send with a new key: the PSP takes one capture per authorization, and a capture racing a void
+ * on one authorization ends with exactly one of them at the PSP, the other DECLINED.
+ *
  * <p>The returned {@link Uni}s never block and fail only with {@link PspSaturatedException}, when the instance's limit
  * of concurrent PSP calls had no room and nothing was sent; every other problem is an UNKNOWN result.
  */
@@ -33,8 +43,49 @@ public interface PspPort {
     /** Charges once per {@link ChargeRequest#paymentId()} (it is the idempotency key), capturing at once. */
     Uni<ChargeResult> charge(ChargeRequest request);
 
-    /** What the PSP knows about a charge we sent: for the resolver of UNKNOWN payments. */
+    /**
+     * Authorizes once per {@link ChargeRequest#paymentId()} (it is the idempotency key, as for {@link #charge}): the
+     * money is held, not taken. AUTHORIZED (with the authorized amount), DECLINED, UNKNOWN, or NOT_SENT only when
+     * certainly not sent. Settle an UNKNOWN one by sending the same request again or by {@link #lookUpCharge} with
+     * {@link ChargeQuery#authorization()} set.
+     */
+    Uni<ChargeResult> authorize(ChargeRequest request);
+
+    /**
+     * Captures {@link CaptureRequest#amount()} (at most the authorized amount; the rest is released) of an
+     * authorization, with the idempotency key {@link #captureKey} of the payment: a resend of the same request never
+     * captures twice. CAPTURED with {@link ChargeResult#amount()} the captured amount; DECLINED with a stable code when
+     * the PSP refuses and captured nothing ({@link ChargeResult#AUTHORIZATION_CANCELED}, {@link
+     * ChargeResult#AUTHORIZATION_EXPIRED}, {@link ChargeResult#AMOUNT_EXCEEDS_AUTHORIZED}, {@link
+     * ChargeResult#ALREADY_CAPTURED}, {@link ChargeResult#NOT_AUTHORIZED}); UNKNOWN for timeouts, 5xx and lost connections; NOT_SENT only when certainly not
+     * sent.
+     */
+    Uni<ChargeResult> capture(CaptureRequest request);
+
+    /**
+     * Voids an authorization, with the idempotency key {@link #voidKey} of the payment. CANCELED (also when it had
+     * already expired or been voided: detail {@link ChargeResult#EXPIRED} or {@link ChargeResult#VOIDED}); DECLINED
+     * {@link ChargeResult#ALREADY_CAPTURED} when it was captured (nothing was released); UNKNOWN and NOT_SENT as for
+     * {@link #capture}.
+     */
+    Uni<ChargeResult> voidAuthorization(VoidRequest request);
+
+    /**
+     * What the PSP knows about a charge or authorization we sent: for the resolver of UNKNOWN payments. Of an
+     * authorization ({@link ChargeQuery#authorization()}) its state now: AUTHORIZED, CAPTURED with the captured amount,
+     * CANCELED (voided or expired), DECLINED, or NOT_FOUND.
+     */
     Uni<ChargeResult> lookUpCharge(ChargeQuery query);
+
+    /** The idempotency key of a payment's one capture. */
+    static String captureKey(String paymentId) {
+        return "capture-" + paymentId;
+    }
+
+    /** The idempotency key of a payment's one void. */
+    static String voidKey(String paymentId) {
+        return "void-" + paymentId;
+    }
 
     /** Refunds once per {@link RefundRequest#refundId()} (it is the idempotency key). */
     Uni<RefundResult> refund(RefundRequest request);

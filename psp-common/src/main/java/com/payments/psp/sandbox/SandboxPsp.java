@@ -11,6 +11,7 @@ import com.payments.psp.PspCallMetrics;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
 import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.CaptureRequest;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
@@ -20,6 +21,7 @@ import com.payments.psp.port.RefundQuery;
 import com.payments.psp.port.RefundRequest;
 import com.payments.psp.port.RefundResult;
 import com.payments.psp.port.SettlementLine;
+import com.payments.psp.port.VoidRequest;
 import com.payments.psp.port.WebhookRejectedException;
 import com.payments.psp.settlement.LineSplitter;
 import com.payments.psp.settlement.SandboxSettlementFile;
@@ -46,6 +48,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -61,6 +64,10 @@ import java.util.function.Supplier;
  * the first connect of its first attempt failed ({@link PspHttp#attempts}); a resend that cannot connect leaves it
  * UNKNOWN, since the first attempt may have charged.
  *
+ * <p>Authorizations: {@code POST /v1/authorizations} (the charge's body and key), {@code POST
+ * /v1/charges/{id}/capture} and {@code /void} with the keys {@link PspPort#captureKey} and {@link PspPort#voidKey};
+ * {@code GET /v1/charges?reference=} tells an authorization's state now (docs/psp-sandbox.md).
+ *
  * <p>When built with a {@link PspConcurrencyLimit} every call runs under it; the services pass none and take their
  * permit themselves, outside their circuit breakers (so that a shed call never counts as a PSP failure).
  */
@@ -69,6 +76,14 @@ public final class SandboxPsp implements PspPort {
     /** PSP error codes of a refund refused for good without moving money: a decline, not a rejection. */
     private static final Set<String> REFUND_DECLINE_CODES =
             Set.of("amount_exceeds_refundable", "charge_not_refundable");
+
+    /** The PSP's refusals of a capture or void (422, nothing moved) as our stable decline codes. */
+    private static final Map<String, String> SETTLE_REFUSALS = Map.of(
+            "authorization_canceled", ChargeResult.AUTHORIZATION_CANCELED,
+            "authorization_expired", ChargeResult.AUTHORIZATION_EXPIRED,
+            "amount_exceeds_authorized", ChargeResult.AMOUNT_EXCEEDS_AUTHORIZED,
+            "charge_already_captured", ChargeResult.ALREADY_CAPTURED,
+            "charge_not_authorized", ChargeResult.NOT_AUTHORIZED);
 
     /** An HTTP answer: status and JSON body (missing when empty, null when it is not JSON). */
     record Answer(int status, JsonNode body) {
@@ -124,20 +139,86 @@ public final class SandboxPsp implements PspPort {
 
     @Override
     public Uni<ChargeResult> charge(ChargeRequest request) {
-        ObjectNode body = mapper.createObjectNode()
+        return metrics.timed(
+                "charge",
+                sent(post("/v1/charges", request.paymentId(), chargeBody(request)), SandboxPsp::chargeOutcome),
+                ChargeResult::status);
+    }
+
+    /** {@code POST /v1/authorizations}: the charge's body; the money is held until captured, voided or expired. */
+    @Override
+    public Uni<ChargeResult> authorize(ChargeRequest request) {
+        return metrics.timed(
+                "authorize",
+                sent(post("/v1/authorizations", request.paymentId(), chargeBody(request)), SandboxPsp::chargeOutcome),
+                ChargeResult::status);
+    }
+
+    /** {@code POST /v1/charges/{id}/capture} {@code {"amount"}} with the key {@link PspPort#captureKey}. */
+    @Override
+    public Uni<ChargeResult> capture(CaptureRequest request) {
+        ObjectNode body = mapper.createObjectNode().put("amount", request.amount());
+        String path = "/v1/charges/" + encode(request.pspChargeId()) + "/capture";
+        return metrics.timed(
+                "capture",
+                sent(post(path, PspPort.captureKey(request.paymentId()), body), SandboxPsp::settleOutcome),
+                ChargeResult::status);
+    }
+
+    /** {@code POST /v1/charges/{id}/void} with the key {@link PspPort#voidKey}. */
+    @Override
+    public Uni<ChargeResult> voidAuthorization(VoidRequest request) {
+        String path = "/v1/charges/" + encode(request.pspChargeId()) + "/void";
+        return metrics.timed(
+                "void",
+                sent(post(path, PspPort.voidKey(request.paymentId()), mapper.createObjectNode()), answer -> {
+                    ChargeResult result = settleOutcome(answer);
+                    return result.status() == ChargeResult.Status.CAPTURED
+                            ? ChargeResult.unknown(result.pspChargeId(), "void answered captured")
+                            : result;
+                }),
+                ChargeResult::status);
+    }
+
+    private ObjectNode chargeBody(ChargeRequest request) {
+        return mapper.createObjectNode()
                 .put("reference", request.paymentId())
                 .put("amount", request.amount())
                 .put("currency", request.currency())
                 .put("source", request.source());
-        return metrics.timed(
-                "charge",
-                post("/v1/charges", request.paymentId(), body)
-                        .map(SandboxPsp::chargeOutcome)
-                        .onFailure(NeverSentException.class)
-                        .recoverWithItem(ChargeResult::notSent)
-                        .onFailure(SandboxPsp::sent)
-                        .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure))),
-                ChargeResult::status);
+    }
+
+    /** A POST's answer as a result: NOT_SENT only when its first connect failed, every other failure UNKNOWN. */
+    private static Uni<ChargeResult> sent(Uni<Answer> call, Function<Answer, ChargeResult> outcome) {
+        return call.map(outcome)
+                .onFailure(NeverSentException.class)
+                .recoverWithItem(ChargeResult::notSent)
+                .onFailure(SandboxPsp::sent)
+                .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
+    }
+
+    /**
+     * What a capture or void answer means: 200 the authorization as it is now ({@link #chargeOutcome}); a 422 refusal
+     * a decline with our stable code (nothing moved); a 404 (no such charge) or a 422 {@code idempotency_*} (the key
+     * holds another request) UNKNOWN with {@code needsAttention}: only an operator can tell; another 4xx but 408, 409
+     * and 429 a decline; the rest UNKNOWN.
+     */
+    static ChargeResult settleOutcome(Answer answer) {
+        int status = answer.status();
+        if (status == 200) {
+            return chargeOutcome(answer);
+        }
+        String code = answer.errorCode();
+        if (status == 422 && code != null && SETTLE_REFUSALS.containsKey(code)) {
+            return ChargeResult.declined(null, SETTLE_REFUSALS.get(code));
+        }
+        if (status == 404 || (status == 422 && code != null && code.startsWith("idempotency"))) {
+            return ChargeResult.attention(null, "http_" + status + " " + code);
+        }
+        if (status >= 400 && status < 500 && status != 408 && status != 409 && status != 429) {
+            return ChargeResult.declined(null, code != null ? code : "psp_rejected_" + status);
+        }
+        return ChargeResult.unknown(null, "http_" + status);
     }
 
     /**
@@ -151,6 +232,14 @@ public final class SandboxPsp implements PspPort {
         String state = answer.field("status");
         if (status == 200 && "succeeded".equals(state) && id != null) {
             return withMoney(ChargeResult.captured(id), answer);
+        }
+        if (status == 200 && "authorized".equals(state) && id != null) {
+            return withMoney(ChargeResult.authorized(id), answer);
+        }
+        if (status == 200 && "canceled".equals(state) && id != null) {
+            String reason =
+                    "expired".equals(answer.field("cancellationReason")) ? ChargeResult.EXPIRED : ChargeResult.VOIDED;
+            return withMoney(ChargeResult.canceled(id, reason), answer);
         }
         if (status == 200 && "declined".equals(state)) {
             String code = answer.field("declineCode");
@@ -166,9 +255,15 @@ public final class SandboxPsp implements PspPort {
         return ChargeResult.unknown(null, "http_" + status);
     }
 
-    /** The charge's amount and currency where the answer carries them (the resolver compares them with ours). */
+    /**
+     * The charge's amount and currency where the answer carries them (the resolver compares them with ours); of a
+     * captured authorization the captured amount.
+     */
     private static ChargeResult withMoney(ChargeResult result, Answer answer) {
-        JsonNode amount = answer.body().path("amount");
+        JsonNode captured = answer.body().path("capturedAmount");
+        JsonNode amount = result.status() == ChargeResult.Status.CAPTURED && !captured.isMissingNode()
+                ? captured
+                : answer.body().path("amount");
         return result.withMoney(
                 amount.isIntegralNumber() && amount.canConvertToLong() ? amount.asLong() : null,
                 answer.field("currency"));

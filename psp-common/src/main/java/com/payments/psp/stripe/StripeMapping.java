@@ -77,7 +77,10 @@ final class StripeMapping {
     private static PspEvent event(
             JsonNode event, PspEvent.Type type, String paymentId, String refundId, String pspChargeId, String code) {
         JsonNode object = event.path("data").path("object");
-        long amount = object.path("amount").asLong(0);
+        // a manual-capture PaymentIntent that succeeded took amount_received (a partial capture), not its amount
+        boolean captured = "manual".equals(text(object.path("capture_method")))
+                && "payment_intent.succeeded".equals(text(event.path("type")));
+        long amount = object.path(captured ? "amount_received" : "amount").asLong(0);
         String currency = currency(object);
         if (type != PspEvent.Type.IGNORED && amount != 0) {
             try {

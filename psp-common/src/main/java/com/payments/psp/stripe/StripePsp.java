@@ -11,6 +11,7 @@ import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspHttp;
 import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.AmountRefusal;
+import com.payments.psp.port.CaptureRequest;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
@@ -20,6 +21,7 @@ import com.payments.psp.port.RefundQuery;
 import com.payments.psp.port.RefundRequest;
 import com.payments.psp.port.RefundResult;
 import com.payments.psp.port.SettlementLine;
+import com.payments.psp.port.VoidRequest;
 import com.payments.psp.port.WebhookRejectedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Multi;
@@ -138,13 +140,19 @@ public final class StripePsp implements PspPort {
 
     @Override
     public Uni<ChargeResult> charge(ChargeRequest request) {
-        return timed("charge", chargeCall(request), ChargeResult::status);
+        return timed("charge", chargeCall(request, false), ChargeResult::status);
     }
 
-    private Uni<ChargeResult> chargeCall(ChargeRequest request) {
+    /** The charge's PaymentIntent with {@code capture_method=manual}: {@code requires_capture} is AUTHORIZED. */
+    @Override
+    public Uni<ChargeResult> authorize(ChargeRequest request) {
+        return timed("authorize", chargeCall(request, true), ChargeResult::status);
+    }
+
+    private Uni<ChargeResult> chargeCall(ChargeRequest request, boolean manual) {
         String form;
         try {
-            form = chargeForm(request);
+            form = chargeForm(request, manual);
         } catch (ArithmeticException e) {
             return Uni.createFrom().item(ChargeResult.attention(null, AMOUNT_NOT_REPRESENTABLE));
         }
@@ -157,18 +165,101 @@ public final class StripePsp implements PspPort {
     }
 
     /**
-     * A PaymentIntent created and confirmed at once, captured automatically, cards only (no redirect methods, so no
-     * {@code return_url}); {@code pm_…} goes as {@code payment_method}, a card token {@code tok_…} as {@code
+     * {@code POST /v1/payment_intents/{id}/capture} with {@code amount_to_capture} (Stripe's units) and the key {@link
+     * PspPort#captureKey}: CAPTURED with the amount received; refusals as {@link #settleOutcome}.
+     */
+    @Override
+    public Uni<ChargeResult> capture(CaptureRequest request) {
+        String form;
+        try {
+            form = new Form()
+                    .add(
+                            "amount_to_capture",
+                            Long.toString(StripeCurrencies.toStripe(request.amount(), request.currency())))
+                    .toString();
+        } catch (ArithmeticException e) {
+            return Uni.createFrom().item(ChargeResult.attention(request.pspChargeId(), AMOUNT_NOT_REPRESENTABLE));
+        }
+        String path = "/v1/payment_intents/" + encode(request.pspChargeId()) + "/capture";
+        return timed(
+                "capture", settleCall(path, form, PspPort.captureKey(request.paymentId()), true), ChargeResult::status);
+    }
+
+    /** {@code POST /v1/payment_intents/{id}/cancel} with the key {@link PspPort#voidKey}: CANCELED once canceled. */
+    @Override
+    public Uni<ChargeResult> voidAuthorization(VoidRequest request) {
+        String path = "/v1/payment_intents/" + encode(request.pspChargeId()) + "/cancel";
+        return timed("void", settleCall(path, "", PspPort.voidKey(request.paymentId()), false), ChargeResult::status);
+    }
+
+    private Uni<ChargeResult> settleCall(String path, String form, String key, boolean capture) {
+        return call(HttpMethod.POST, path, form, key)
+                .map(answer -> settleOutcome(answer, capture))
+                .onFailure(NeverSentException.class)
+                .recoverWithItem(ChargeResult::notSent)
+                .onFailure(StripePsp::sent)
+                .recoverWithItem(failure -> ChargeResult.unknown(null, detail(failure)));
+    }
+
+    /**
+     * What a capture's or a cancel's answer means. 200: the PaymentIntent now ({@link #intentOutcome}). 400 {@code
+     * payment_intent_unexpected_state}: by the PaymentIntent in the error: canceled is, for a capture, DECLINED {@link
+     * ChargeResult#AUTHORIZATION_EXPIRED} or {@link ChargeResult#AUTHORIZATION_CANCELED}, for a cancel CANCELED (the
+     * hold is gone either way); succeeded DECLINED {@link ChargeResult#ALREADY_CAPTURED}; any other state, or a
+     * PaymentIntent captured automatically, DECLINED {@link ChargeResult#NOT_AUTHORIZED}. 400 {@code
+     * amount_too_large}: DECLINED {@link ChargeResult#AMOUNT_EXCEEDS_AUTHORIZED}. The rest as a charge's answer ({@link #chargeOutcome}).
+     */
+    static ChargeResult settleOutcome(Answer answer, boolean capture) {
+        JsonNode error = answer.error();
+        String code = text(error.path("code"));
+        if (answer.status() == 400 && "amount_too_large".equals(code)) {
+            return ChargeResult.declined(null, ChargeResult.AMOUNT_EXCEEDS_AUTHORIZED);
+        }
+        if (answer.status() == 400 && "payment_intent_unexpected_state".equals(code)) {
+            JsonNode intent = error.path("payment_intent");
+            if (!intent.isObject()) {
+                return ChargeResult.declined(null, code);
+            }
+            ChargeResult now = intentOutcome(intent);
+            if (!"manual".equals(text(intent.path("capture_method")))) {
+                return ChargeResult.declined(now.pspChargeId(), ChargeResult.NOT_AUTHORIZED);
+            }
+            return switch (now.status()) {
+                case CANCELED ->
+                    capture
+                            ? ChargeResult.declined(
+                                            now.pspChargeId(),
+                                            ChargeResult.EXPIRED.equals(now.detail())
+                                                    ? ChargeResult.AUTHORIZATION_EXPIRED
+                                                    : ChargeResult.AUTHORIZATION_CANCELED)
+                                    .withMoney(now.amount(), now.currency())
+                            : now;
+                case CAPTURED ->
+                    ChargeResult.declined(now.pspChargeId(), ChargeResult.ALREADY_CAPTURED)
+                            .withMoney(now.amount(), now.currency());
+                default -> ChargeResult.declined(now.pspChargeId(), ChargeResult.NOT_AUTHORIZED);
+            };
+        }
+        ChargeResult result = chargeOutcome(answer);
+        if (!capture && result.status() == ChargeResult.Status.CAPTURED) {
+            return ChargeResult.unknown(result.pspChargeId(), "cancel answered succeeded");
+        }
+        return result;
+    }
+
+    /**
+     * A PaymentIntent created and confirmed at once, captured automatically (or held: {@code manual}), cards only (no
+     * redirect methods, so no {@code return_url}); {@code pm_…} goes as {@code payment_method}, a card token {@code tok_…} as {@code
      * payment_method_data[card][token]}. The amount in Stripe's units ({@link StripeCurrencies}).
      *
      * @throws ArithmeticException when Stripe cannot represent the amount
      */
-    static String chargeForm(ChargeRequest request) {
+    static String chargeForm(ChargeRequest request, boolean manual) {
         Form form = new Form()
                 .add("amount", Long.toString(StripeCurrencies.toStripe(request.amount(), request.currency())))
                 .add("currency", request.currency().toLowerCase(Locale.ROOT))
                 .add("confirm", "true")
-                .add("capture_method", "automatic")
+                .add("capture_method", manual ? "manual" : "automatic")
                 .add("payment_method_types[]", "card")
                 .add("metadata[" + METADATA_PAYMENT + "]", request.paymentId());
         String source = request.source();
@@ -206,7 +297,11 @@ public final class StripePsp implements PspPort {
 
     /**
      * A PaymentIntent's status as our outcome, its amount in ISO minor units. An amount that has no exact value in
-     * them cannot be ours: UNKNOWN with {@code needsAttention}, never settled.
+     * them cannot be ours: UNKNOWN with {@code needsAttention}, never settled. Of a {@code capture_method=manual}
+     * PaymentIntent: {@code requires_capture} is AUTHORIZED, {@code succeeded} CAPTURED with {@code amount_received}
+     * (the captured amount), {@code canceled} CANCELED ({@code cancellation_reason} {@code automatic} or {@code
+     * expired}: {@link ChargeResult#EXPIRED}, else {@link ChargeResult#VOIDED}); an automatic one's {@code canceled}
+     * stays DECLINED.
      */
     static ChargeResult intentOutcome(JsonNode intent) {
         String id = text(intent.path("id"));
@@ -215,12 +310,22 @@ public final class StripePsp implements PspPort {
             return ChargeResult.unknown(id, "not_a_payment_intent");
         }
         JsonNode lastError = intent.path("last_payment_error");
-        JsonNode amount = intent.path("amount");
+        boolean manual = "manual".equals(text(intent.path("capture_method")));
+        JsonNode amount = intent.path(manual && "succeeded".equals(status) ? "amount_received" : "amount");
         String currency = text(intent.path("currency"));
+        String reason = text(intent.path("cancellation_reason"));
         ChargeResult result =
                 switch (status) {
                     case "succeeded" -> ChargeResult.captured(id);
-                    case "canceled" -> ChargeResult.declined(id, "canceled");
+                    case "requires_capture" -> ChargeResult.authorized(id);
+                    case "canceled" ->
+                        manual
+                                ? ChargeResult.canceled(
+                                        id,
+                                        "automatic".equals(reason) || "expired".equals(reason)
+                                                ? ChargeResult.EXPIRED
+                                                : ChargeResult.VOIDED)
+                                : ChargeResult.declined(id, "canceled");
                     case "requires_payment_method" ->
                         lastError.isObject()
                                 ? ChargeResult.declined(
@@ -255,13 +360,19 @@ public final class StripePsp implements PspPort {
      * {@code needsAttention} ({@link #replayed5xx}) and nothing new is sent: a new key could charge twice. After the
      * window, the PaymentIntent is
      * retrieved by its stored id, else searched by {@code metadata['payment_id']}; the search index lags, so an empty
-     * search means NOT_FOUND only once {@link StripeSettings#searchLag()} has passed since the first attempt.
+     * search means NOT_FOUND only once {@link StripeSettings#searchLag()} has passed since the first attempt. An
+     * authorization ({@link ChargeQuery#authorization()}) whose PaymentIntent id we know is always retrieved: its
+     * capture or cancel shows only there; one whose id we never learnt is re-sent as an authorization as above.
      */
     @Override
     public Uni<ChargeResult> lookUpCharge(ChargeQuery query) {
         Instant now = clock.instant();
+        if (query.authorization() && query.pspChargeId() != null) {
+            // a re-send would replay the authorization's first answer; its capture or void is only in the intent now
+            return retrieve(query.pspChargeId());
+        }
         if (now.isBefore(query.firstSentAt().plus(settings.idempotencyWindow()))) {
-            return timed("charge_resend", chargeCall(query.original()), ChargeResult::status)
+            return timed("charge_resend", chargeCall(query.original(), query.authorization()), ChargeResult::status)
                     .flatMap(result -> {
                         if (result.neverSent()) {
                             // this re-send reached nothing; it says nothing of the charge the first one made
@@ -285,7 +396,10 @@ public final class StripePsp implements PspPort {
     }
 
     private static boolean definite(ChargeResult result) {
-        return result.status() == ChargeResult.Status.CAPTURED || result.status() == ChargeResult.Status.DECLINED;
+        return switch (result.status()) {
+            case CAPTURED, DECLINED, AUTHORIZED, CANCELED -> true;
+            default -> false;
+        };
     }
 
     /**

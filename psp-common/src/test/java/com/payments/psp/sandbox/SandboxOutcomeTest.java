@@ -85,6 +85,48 @@ class SandboxOutcomeTest {
                 .containsExactly("ch_1 CHARGE p1 1000 29", "fee_1 FEE null 0 15");
     }
 
+    @Test
+    void authorizationsReadTheirStateAndACaptureItsCapturedAmount() {
+        String held = "{\"id\":\"ch_4\",\"status\":\"authorized\",\"amount\":1000,\"currency\":\"EUR\","
+                + "\"captureMethod\":\"manual\",\"capturedAmount\":0}";
+        assertThat(charge(200, held)).isEqualTo(ChargeResult.authorized("ch_4").withMoney(1000L, "EUR"));
+        String captured = "{\"id\":\"ch_4\",\"status\":\"succeeded\",\"amount\":1000,\"currency\":\"EUR\","
+                + "\"captureMethod\":\"manual\",\"capturedAmount\":600}";
+        assertThat(settle(200, captured))
+                .isEqualTo(ChargeResult.captured("ch_4").withMoney(600L, "EUR"));
+        assertThat(charge(200, "{\"id\":\"ch_4\",\"status\":\"canceled\",\"cancellationReason\":\"expired\"}"))
+                .isEqualTo(ChargeResult.canceled("ch_4", ChargeResult.EXPIRED));
+        assertThat(charge(200, "{\"id\":\"ch_4\",\"status\":\"canceled\",\"cancellationReason\":\"voided\"}"))
+                .isEqualTo(ChargeResult.canceled("ch_4", ChargeResult.VOIDED));
+    }
+
+    @Test
+    void aRefusedCaptureOrVoidIsAStableDeclineAndWhatProvesNothingIsUnknown() {
+        assertThat(settle(422, error("authorization_expired")))
+                .isEqualTo(ChargeResult.declined(null, ChargeResult.AUTHORIZATION_EXPIRED));
+        assertThat(settle(422, error("authorization_canceled")))
+                .isEqualTo(ChargeResult.declined(null, ChargeResult.AUTHORIZATION_CANCELED));
+        assertThat(settle(422, error("amount_exceeds_authorized")))
+                .isEqualTo(ChargeResult.declined(null, ChargeResult.AMOUNT_EXCEEDS_AUTHORIZED));
+        assertThat(settle(422, error("charge_already_captured")))
+                .isEqualTo(ChargeResult.declined(null, ChargeResult.ALREADY_CAPTURED));
+        assertThat(settle(422, error("charge_not_authorized")))
+                .isEqualTo(ChargeResult.declined(null, ChargeResult.NOT_AUTHORIZED));
+        // the key holds another capture (another amount), or the charge id is wrong: an operator must look
+        assertThat(settle(422, error("idempotency_key_reused")).needsAttention())
+                .isTrue();
+        assertThat(settle(422, error("idempotency_key_reused")).status()).isEqualTo(Status.UNKNOWN);
+        assertThat(settle(404, error("charge_not_found")).status()).isEqualTo(Status.UNKNOWN);
+        for (int status : new int[] {500, 503, 504, 408, 409, 429}) {
+            assertThat(settle(status, error("x")).status()).as("HTTP " + status).isEqualTo(Status.UNKNOWN);
+        }
+        assertThat(settle(400, error("invalid_amount"))).isEqualTo(ChargeResult.declined(null, "invalid_amount"));
+    }
+
+    private static ChargeResult settle(int status, String body) {
+        return SandboxPsp.settleOutcome(new Answer(status, json(body)));
+    }
+
     private static ChargeResult charge(int status, String body) {
         return SandboxPsp.chargeOutcome(new Answer(status, json(body)));
     }

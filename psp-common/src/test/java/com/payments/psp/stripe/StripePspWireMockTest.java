@@ -18,6 +18,7 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspLimitSettings;
 import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.CaptureRequest;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
@@ -25,6 +26,7 @@ import com.payments.psp.port.RefundQuery;
 import com.payments.psp.port.RefundRequest;
 import com.payments.psp.port.RefundResult;
 import com.payments.psp.port.SettlementLine;
+import com.payments.psp.port.VoidRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -263,6 +265,130 @@ class StripePspWireMockTest {
                         .mapToLong(io.micrometer.core.instrument.Timer::count)
                         .sum())
                 .isEqualTo(2);
+    }
+
+    static String manual(String status, long amount, long received, String reason) {
+        return manual(status, amount, received, reason, "eur");
+    }
+
+    static String manual(String status, long amount, long received, String reason, String currency) {
+        return "{\"id\":\"pi_wm\",\"object\":\"payment_intent\",\"status\":\"" + status + "\",\"amount\":" + amount
+                + ",\"amount_received\":" + received + ",\"currency\":\"" + currency
+                + "\",\"capture_method\":\"manual\","
+                + "\"cancellation_reason\":" + (reason == null ? "null" : "\"" + reason + "\"") + "}";
+    }
+
+    static String unexpectedState(String intent) {
+        return "{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"payment_intent_unexpected_state\","
+                + "\"payment_intent\":" + intent + "}}";
+    }
+
+    @Test
+    void anAuthorizationIsAManualPaymentIntentAndItsCaptureSendsAmountToCaptureInStripesUnits() {
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents"))
+                .willReturn(aResponse().withStatus(200).withBody(manual("requires_capture", 500_000, 0, null, "isk"))));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/capture"))
+                .willReturn(aResponse().withStatus(200).withBody(manual("succeeded", 500_000, 300_000, null, "isk"))));
+        ChargeRequest isk = new ChargeRequest("pay-isk", 5_000, "ISK", "tok_visa");
+        assertThat(await(psp.authorize(isk)))
+                .isEqualTo(ChargeResult.authorized("pi_wm").withMoney(5_000L, "ISK"));
+        stripe.verify(postRequestedFor(urlEqualTo("/v1/payment_intents"))
+                .withHeader("Idempotency-Key", equalTo("pay-isk"))
+                .withRequestBody(containing("capture_method=manual")));
+
+        assertThat(await(psp.capture(new CaptureRequest("pay-isk", "pi_wm", 3_000, "ISK"))))
+                .as("the captured amount, back in ISO units")
+                .isEqualTo(ChargeResult.captured("pi_wm").withMoney(3_000L, "ISK"));
+        stripe.verify(postRequestedFor(urlEqualTo("/v1/payment_intents/pi_wm/capture"))
+                .withHeader("Idempotency-Key", equalTo("capture-pay-isk"))
+                .withRequestBody(equalTo("amount_to_capture=300000")));
+    }
+
+    @Test
+    void refusedCapturesAndCancelsAreReadFromThePaymentIntentInStripesError() {
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/capture"))
+                .inScenario("capture")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(
+                        aResponse().withStatus(400).withBody(unexpectedState(manual("canceled", 1000, 0, "automatic"))))
+                .willSetStateTo("voided"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/capture"))
+                .inScenario("capture")
+                .whenScenarioStateIs("voided")
+                .willReturn(aResponse()
+                        .withStatus(400)
+                        .withBody(unexpectedState(manual("canceled", 1000, 0, "requested_by_customer"))))
+                .willSetStateTo("captured"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/capture"))
+                .inScenario("capture")
+                .whenScenarioStateIs("captured")
+                .willReturn(aResponse().withStatus(400).withBody(unexpectedState(manual("succeeded", 1000, 700, null))))
+                .willSetStateTo("too much"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/capture"))
+                .inScenario("capture")
+                .whenScenarioStateIs("too much")
+                .willReturn(aResponse()
+                        .withStatus(400)
+                        .withBody("{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"amount_too_large\"}}"))
+                .willSetStateTo("down"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/capture"))
+                .inScenario("capture")
+                .whenScenarioStateIs("down")
+                .willReturn(aResponse().withStatus(500)));
+        CaptureRequest capture = new CaptureRequest("pay-3", "pi_wm", 1000, "EUR");
+        assertThat(await(psp.capture(capture)).declineCode()).isEqualTo(ChargeResult.AUTHORIZATION_EXPIRED);
+        assertThat(await(psp.capture(capture)).declineCode()).isEqualTo(ChargeResult.AUTHORIZATION_CANCELED);
+        ChargeResult already = await(psp.capture(capture));
+        assertThat(already.status()).isEqualTo(ChargeResult.Status.DECLINED);
+        assertThat(already.declineCode()).isEqualTo(ChargeResult.ALREADY_CAPTURED);
+        assertThat(already.amount()).as("what Stripe holds as captured").isEqualTo(700L);
+        assertThat(await(psp.capture(capture)).declineCode()).isEqualTo(ChargeResult.AMOUNT_EXCEEDS_AUTHORIZED);
+        assertThat(await(psp.capture(capture)))
+                .as("a 500 proves nothing")
+                .isEqualTo(ChargeResult.unknown(null, "http_500"));
+
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/cancel"))
+                .inScenario("cancel")
+                .whenScenarioStateIs(STARTED)
+                .willReturn(aResponse().withStatus(200).withBody(manual("canceled", 1000, 0, null)))
+                .willSetStateTo("again"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/cancel"))
+                .inScenario("cancel")
+                .whenScenarioStateIs("again")
+                .willReturn(aResponse().withStatus(400).withBody(unexpectedState(manual("canceled", 1000, 0, null))))
+                .willSetStateTo("captured"));
+        stripe.stubFor(post(urlEqualTo("/v1/payment_intents/pi_wm/cancel"))
+                .inScenario("cancel")
+                .whenScenarioStateIs("captured")
+                .willReturn(
+                        aResponse().withStatus(400).withBody(unexpectedState(manual("succeeded", 1000, 1000, null)))));
+        VoidRequest voiding = new VoidRequest("pay-3", "pi_wm");
+        assertThat(await(psp.voidAuthorization(voiding)).status()).isEqualTo(ChargeResult.Status.CANCELED);
+        ChargeResult again = await(psp.voidAuthorization(voiding));
+        assertThat(again.status()).as("already canceled: the hold is gone").isEqualTo(ChargeResult.Status.CANCELED);
+        assertThat(again.detail()).isEqualTo(ChargeResult.VOIDED);
+        assertThat(await(psp.voidAuthorization(voiding)).declineCode()).isEqualTo(ChargeResult.ALREADY_CAPTURED);
+        stripe.verify(
+                3,
+                postRequestedFor(urlEqualTo("/v1/payment_intents/pi_wm/cancel"))
+                        .withHeader("Idempotency-Key", equalTo("void-pay-3")));
+    }
+
+    @Test
+    void aRefusedFirstConnectionOfACaptureIsNotSent() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        StripePsp nowhere = adapter(URI.create("http://127.0.0.1:" + closedPort), null);
+        try {
+            assertThat(await(nowhere.capture(new CaptureRequest("pay-4", "pi_wm", 100, "EUR"))))
+                    .isEqualTo(ChargeResult.notSent());
+            assertThat(await(nowhere.voidAuthorization(new VoidRequest("pay-4", "pi_wm"))))
+                    .isEqualTo(ChargeResult.notSent());
+        } finally {
+            nowhere.close();
+        }
     }
 
     @Test

@@ -17,6 +17,14 @@ public interface SandboxConfig {
     @WithDefault("30s")
     Duration timeoutDelay();
 
+    /**
+     * How long an authorization ({@code POST /v1/authorizations}, or a Stripe PaymentIntent with {@code
+     * capture_method=manual}) stays capturable, on the sandbox clock; after it the authorization is canceled with the
+     * reason {@code expired} (Stripe: {@code automatic}). Stripe and the card schemes: 7 days.
+     */
+    @WithDefault("7d")
+    Duration authorizationExpiry();
+
     /** Latency added to every {@code /v1} answer. */
     Latency latency();
 

@@ -2,6 +2,8 @@ package com.payments.sandbox.service;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.sandbox.Capture;
+import com.payments.sandbox.CaptureRequest;
 import com.payments.sandbox.Charge;
 import com.payments.sandbox.ChargeRequest;
 import com.payments.sandbox.ChargeView;
@@ -13,15 +15,17 @@ import com.payments.sandbox.RefundView;
 import com.payments.sandbox.Reply;
 import com.payments.sandbox.config.SandboxConfig;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
- * Charges and refunds, in memory. Idempotency: the first request of a key runs inside
- * {@link ConcurrentHashMap#computeIfAbsent}, so concurrent requests with one key make exactly one money
+ * Charges, authorizations with their capture or void, and refunds, in memory. Idempotency: the first request of a
+ * key runs inside {@link ConcurrentHashMap#computeIfAbsent}, so concurrent requests with one key make exactly one money
  * movement; the others get the stored answer (or 422 when their body differs).
  */
 @ApplicationScoped
@@ -34,6 +38,7 @@ public class PspService {
     public static final String TOK_TIMEOUT_CAPTURED = "tok_timeoutCaptured";
     public static final String TOK_TIMEOUT_NOT_RECEIVED = "tok_timeoutNotReceived";
     public static final String TOK_REFUND_FAILS = "tok_refundFails";
+    public static final String TOK_CAPTURE_TIMEOUT = "tok_captureTimeout";
 
     static final long MAX_AMOUNT = 1_000_000_000_000L;
 
@@ -57,6 +62,7 @@ public class PspService {
     private final SettlementService settlements;
     private final WebhookService webhooks;
     private final long timeoutDelayMs;
+    private final Duration authorizationExpiry;
 
     public PspService(
             ObjectMapper mapper,
@@ -71,11 +77,21 @@ public class PspService {
         this.settlements = settlements;
         this.webhooks = webhooks;
         this.timeoutDelayMs = config.timeoutDelay().toMillis();
+        this.authorizationExpiry = config.authorizationExpiry();
     }
 
     // ---------------------------------------------------------------- charges
 
     public Reply charge(String key, ChargeRequest req) {
+        return charge(key, req, false);
+    }
+
+    /** {@code POST /v1/authorizations}: a charge whose money is held until captured, voided or expired. */
+    public Reply authorize(String key, ChargeRequest req) {
+        return charge(key, req, true);
+    }
+
+    private Reply charge(String key, ChargeRequest req, boolean authorization) {
         Reply invalid = validate(key, req);
         if (invalid != null) {
             return invalid;
@@ -86,15 +102,21 @@ public class PspService {
         if (FaultSettings.roll(f.errorRate())) {
             return INJECTED_ERROR;
         }
-        String fingerprint =
-                "charge|" + req.reference() + '|' + req.amount() + '|' + req.currency() + '|' + req.source();
+        String fingerprint = (authorization ? "authorize|" : "charge|")
+                + req.reference()
+                + '|'
+                + req.amount()
+                + '|'
+                + req.currency()
+                + '|'
+                + req.source();
         Stored stored = keys.get(key);
         if (stored == null) {
             if ((TOK_TIMEOUT_NOT_RECEIVED.equals(req.source()) && notReceivedOnce.add(key))
                     || FaultSettings.roll(f.notReceivedRate())) {
                 return NOT_RECEIVED.delayed(timeoutDelayMs);
             }
-            stored = keys.computeIfAbsent(key, k -> executeCharge(fingerprint, req));
+            stored = keys.computeIfAbsent(key, k -> executeCharge(fingerprint, req, authorization));
         }
         if (!stored.fingerprint().equals(fingerprint)) {
             return MISMATCH;
@@ -106,12 +128,15 @@ public class PspService {
         if (ref.charge == null) {
             ref.charge = charge;
         }
-        if (charge.succeeded()) {
+        if (charge.authorization() && "authorized".equals(charge.status())) {
+            webhooks.publish(
+                    "charge.authorized", charge.reference, stored.reply().body());
+        } else if (charge.succeeded()) {
             RefState.CHARGE_MOVEMENTS.incrementAndGet(ref);
             settlements.record(charge);
             webhooks.publish("charge.succeeded", charge.reference, charge.json);
         } else {
-            webhooks.publish("charge.failed", charge.reference, charge.json);
+            webhooks.publish("charge.failed", charge.reference, stored.reply().body());
         }
         if (TOK_TIMEOUT_CAPTURED.equals(req.source()) || FaultSettings.roll(f.timeoutRate())) {
             return stored.reply().delayed(timeoutDelayMs);
@@ -120,7 +145,7 @@ public class PspService {
     }
 
     /** Runs inside computeIfAbsent: creates the charge and makes it findable by id, nothing else. */
-    private Stored executeCharge(String fingerprint, ChargeRequest req) {
+    private Stored executeCharge(String fingerprint, ChargeRequest req, boolean authorization) {
         String source = req.source();
         String declineCode =
                 switch (source) {
@@ -128,11 +153,13 @@ public class PspService {
                     case TOK_INSUFFICIENT_FUNDS -> "insufficient_funds";
                     default -> null;
                 };
-        String status = declineCode == null ? "succeeded" : "declined";
+        String status = declineCode != null ? "declined" : authorization ? "authorized" : "succeeded";
         String id = newId("ch_");
         Instant now = clock.now();
-        byte[] json = toJson(
-                new ChargeView(id, req.reference(), status, declineCode, req.amount(), req.currency(), now.toString()));
+        byte[] json = authorization
+                ? null
+                : toJson(new ChargeView(
+                        id, req.reference(), status, declineCode, req.amount(), req.currency(), now.toString()));
         Charge charge = new Charge(
                 id,
                 req.reference(),
@@ -142,9 +169,173 @@ public class PspService {
                 declineCode,
                 TOK_REFUND_FAILS.equals(source),
                 now,
+                authorization ? now.plus(authorizationExpiry) : null,
+                TOK_CAPTURE_TIMEOUT.equals(source),
                 json);
         chargesById.put(id, charge);
-        return new Stored(fingerprint, req, new Reply(200, json, false, 0), charge);
+        return new Stored(fingerprint, req, new Reply(200, json(charge, now), false, 0), charge);
+    }
+
+    /** The charge as the API answers it now: an authorization's state as of {@code now}. */
+    private byte[] json(Charge charge, Instant now) {
+        if (!charge.authorization()) {
+            return charge.json;
+        }
+        Charge.State state = charge.state(now);
+        return toJson(new ChargeView(
+                charge.id,
+                charge.reference,
+                state.status(),
+                charge.declineCode,
+                charge.amount,
+                charge.currency,
+                charge.created.toString(),
+                "manual",
+                state.captured(),
+                state.cancellationReason(),
+                charge.expiresAt.toString()));
+    }
+
+    // ---------------------------------------------------------------- captures and voids
+
+    /** What a capture or void that ran did: the capture it booked (null for a void), whether it moved the charge. */
+    private record Settled(Capture capture, boolean moved) {}
+
+    /**
+     * {@code POST /v1/charges/{id}/capture}: takes {@code amount} (at most the authorized amount) of an authorization,
+     * once: the move from authorized to succeeded is one compare-and-set, so of concurrent captures and voids of one
+     * authorization (whatever their keys) exactly one wins; the others get a 422 that is kept under their key.
+     */
+    public Reply capture(String key, String chargeId, CaptureRequest req) {
+        if (!printable(key)) {
+            return INVALID_KEY;
+        }
+        if (req == null || req.amount() == null || req.amount() < 1 || req.amount() > MAX_AMOUNT) {
+            return Reply.error(400, "invalid_amount", "amount must be an integer between 1 and 10^12");
+        }
+        return settle(key, chargeId, "capture|" + chargeId + '|' + req.amount(), RefState.CAPTURE_REQUESTS, charge -> {
+            Instant now = clock.now();
+            while (true) {
+                Charge.State state = charge.state(now);
+                Reply refused = refusal(charge, state);
+                if (refused != null) {
+                    return new Stored(null, null, refused, null);
+                }
+                if (req.amount() > charge.amount) {
+                    return new Stored(
+                            null,
+                            null,
+                            Reply.error(422, "amount_exceeds_authorized", "The capture exceeds the authorized amount"),
+                            null);
+                }
+                if (charge.move(state, new Charge.State("succeeded", req.amount(), null, now))) {
+                    Capture capture = new Capture(charge.id, charge.reference, req.amount(), charge.currency, now);
+                    return new Stored(null, null, ok(charge, now), new Settled(capture, true));
+                }
+            }
+        });
+    }
+
+    /**
+     * {@code POST /v1/charges/{id}/void}: releases an authorization. An authorization already canceled (voided or
+     * expired) answers canceled again; a captured one 422 {@code charge_already_captured}.
+     */
+    public Reply voidAuthorization(String key, String chargeId) {
+        if (!printable(key)) {
+            return INVALID_KEY;
+        }
+        return settle(key, chargeId, "void|" + chargeId, RefState.VOID_REQUESTS, charge -> {
+            Instant now = clock.now();
+            while (true) {
+                Charge.State state = charge.state(now);
+                if ("canceled".equals(state.status())) {
+                    return new Stored(null, null, ok(charge, now), new Settled(null, false));
+                }
+                Reply refused = refusal(charge, state);
+                if (refused != null) {
+                    return new Stored(null, null, refused, null);
+                }
+                if (charge.move(state, new Charge.State("canceled", 0, "voided", now))) {
+                    return new Stored(null, null, ok(charge, now), new Settled(null, true));
+                }
+            }
+        });
+    }
+
+    /** Why a capture or void of this charge in this state is refused; null when it may go ahead. */
+    private static Reply refusal(Charge charge, Charge.State state) {
+        if (!charge.authorization() || "declined".equals(state.status())) {
+            return Reply.error(422, "charge_not_authorized", "The charge is not an authorization");
+        }
+        return switch (state.status()) {
+            case "succeeded" -> Reply.error(422, "charge_already_captured", "The authorization was already captured");
+            case "canceled" ->
+                "expired".equals(state.cancellationReason())
+                        ? Reply.error(422, "authorization_expired", "The authorization expired uncaptured")
+                        : Reply.error(422, "authorization_canceled", "The authorization was voided");
+            default -> null;
+        };
+    }
+
+    private Reply ok(Charge charge, Instant now) {
+        return new Reply(200, json(charge, now), false, 0);
+    }
+
+    /**
+     * The idempotent envelope of a capture or void: the charge must exist (404 otherwise, nothing kept), the key's
+     * first request runs {@code run} inside computeIfAbsent, its answer is kept under the key; the request that ran it
+     * books what it did.
+     */
+    private Reply settle(
+            String key,
+            String chargeId,
+            String fingerprint,
+            AtomicIntegerFieldUpdater<RefState> requests,
+            java.util.function.Function<Charge, Stored> run) {
+        Charge charge = chargeId == null ? null : chargesById.get(chargeId);
+        if (charge == null) {
+            return Reply.error(404, "charge_not_found", "No such charge");
+        }
+        Faults f = faults.current();
+        RefState ref = refs.computeIfAbsent(charge.reference, RefState::new);
+        requests.incrementAndGet(ref);
+        if (FaultSettings.roll(f.errorRate())) {
+            return INJECTED_ERROR;
+        }
+        Object owner = new Object();
+        Stored stored = keys.get(key);
+        if (stored == null) {
+            if (FaultSettings.roll(f.notReceivedRate())) {
+                return NOT_RECEIVED.delayed(timeoutDelayMs);
+            }
+            stored = keys.computeIfAbsent(key, k -> {
+                Stored ran = run.apply(charge);
+                return new Stored(fingerprint, owner, ran.reply(), ran.entity());
+            });
+        }
+        if (!stored.fingerprint().equals(fingerprint)) {
+            return MISMATCH;
+        }
+        if (stored.owner() != owner) {
+            return stored.reply().asReplay();
+        }
+        if (stored.entity() instanceof Settled settled && settled.moved()) {
+            if (settled.capture() != null) {
+                RefState.CHARGE_MOVEMENTS.incrementAndGet(ref);
+                RefState.CAPTURED_AMOUNT.addAndGet(ref, settled.capture().amount());
+                settlements.record(settled.capture());
+                webhooks.publish(
+                        "charge.captured", charge.reference, stored.reply().body());
+            } else {
+                RefState.VOID_MOVEMENTS.incrementAndGet(ref);
+                webhooks.publish(
+                        "charge.canceled", charge.reference, stored.reply().body());
+            }
+        }
+        if (charge.settleAnswersLost || FaultSettings.roll(f.timeoutRate())) {
+            return stored.reply().delayed(timeoutDelayMs);
+        }
+        return stored.reply();
     }
 
     // ---------------------------------------------------------------- refunds
@@ -243,7 +434,7 @@ public class PspService {
         Charge charge = ref == null ? null : ref.charge;
         return charge == null
                 ? Reply.error(404, "charge_not_found", "No charge with this reference")
-                : new Reply(200, charge.json, false, 0);
+                : ok(charge, clock.now());
     }
 
     public Reply refundByReference(String reference) {
@@ -259,12 +450,39 @@ public class PspService {
     public Counters counters(String reference) {
         RefState ref = refs.get(reference);
         return ref == null
-                ? new Counters(reference, 0, 0, 0, 0)
+                ? new Counters(reference, 0, 0, 0, 0, 0, 0, 0, 0)
                 : new Counters(
-                        reference, ref.chargeRequests, ref.chargeMovements, ref.refundRequests, ref.refundMovements);
+                        reference,
+                        ref.chargeRequests,
+                        ref.chargeMovements,
+                        ref.refundRequests,
+                        ref.refundMovements,
+                        ref.captureRequests,
+                        ref.capturedAmount,
+                        ref.voidRequests,
+                        ref.voidMovements);
     }
 
     /** The Stripe mode counts into the same per-reference counters (see {@link #counters}). */
+    public void countCaptureRequest(String reference) {
+        RefState.CAPTURE_REQUESTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
+    }
+
+    /** A capture of {@code amount}: a charge movement too. */
+    public void countCapture(String reference, long amount) {
+        RefState ref = refs.computeIfAbsent(reference, RefState::new);
+        RefState.CHARGE_MOVEMENTS.incrementAndGet(ref);
+        RefState.CAPTURED_AMOUNT.addAndGet(ref, amount);
+    }
+
+    public void countVoidRequest(String reference) {
+        RefState.VOID_REQUESTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
+    }
+
+    public void countVoid(String reference) {
+        RefState.VOID_MOVEMENTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
+    }
+
     public void countChargeRequest(String reference) {
         RefState.CHARGE_REQUESTS.incrementAndGet(refs.computeIfAbsent(reference, RefState::new));
     }
@@ -316,7 +534,8 @@ public class PspService {
                     TOK_INSUFFICIENT_FUNDS,
                     TOK_TIMEOUT_CAPTURED,
                     TOK_TIMEOUT_NOT_RECEIVED,
-                    TOK_REFUND_FAILS -> null;
+                    TOK_REFUND_FAILS,
+                    TOK_CAPTURE_TIMEOUT -> null;
             default -> Reply.error(400, "unknown_source", "Unknown source token");
         };
     }
@@ -334,6 +553,9 @@ public class PspService {
         }
         return null;
     }
+
+    private static final Reply INVALID_KEY =
+            Reply.error(400, "invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters");
 
     /** What every request needs: a valid Idempotency-Key, a body, and a reference in it. */
     private static Reply validateEnvelope(String key, Object body, String reference) {
@@ -428,11 +650,23 @@ public class PspService {
                 AtomicIntegerFieldUpdater.newUpdater(RefState.class, "refundRequests");
         static final AtomicIntegerFieldUpdater<RefState> REFUND_MOVEMENTS =
                 AtomicIntegerFieldUpdater.newUpdater(RefState.class, "refundMovements");
+        static final AtomicIntegerFieldUpdater<RefState> CAPTURE_REQUESTS =
+                AtomicIntegerFieldUpdater.newUpdater(RefState.class, "captureRequests");
+        static final AtomicLongFieldUpdater<RefState> CAPTURED_AMOUNT =
+                AtomicLongFieldUpdater.newUpdater(RefState.class, "capturedAmount");
+        static final AtomicIntegerFieldUpdater<RefState> VOID_REQUESTS =
+                AtomicIntegerFieldUpdater.newUpdater(RefState.class, "voidRequests");
+        static final AtomicIntegerFieldUpdater<RefState> VOID_MOVEMENTS =
+                AtomicIntegerFieldUpdater.newUpdater(RefState.class, "voidMovements");
 
         volatile int chargeRequests;
         volatile int chargeMovements;
         volatile int refundRequests;
         volatile int refundMovements;
+        volatile int captureRequests;
+        volatile long capturedAmount;
+        volatile int voidRequests;
+        volatile int voidMovements;
         volatile Charge charge;
         volatile byte[] refundJson;
 

@@ -74,6 +74,13 @@ final class StripeErrors {
                         null));
     }
 
+    /** 400 {@code payment_intent_unexpected_state}, with the PaymentIntent as it is, as Stripe answers. */
+    static Reply unexpectedState(String message, ObjectNode paymentIntent) {
+        ObjectNode error = error("invalid_request_error", "payment_intent_unexpected_state", message, null);
+        error.set("payment_intent", paymentIntent);
+        return reply(400, error);
+    }
+
     static Reply cardDeclined(String declineCode, String chargeId, ObjectNode paymentIntent) {
         ObjectNode error = error("card_error", "card_declined", declineMessage(declineCode), null);
         error.put("decline_code", declineCode);

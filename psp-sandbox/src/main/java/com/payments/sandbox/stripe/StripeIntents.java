@@ -23,9 +23,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * PaymentIntents: created and confirmed in one call with automatic capture, read back and searched (docs/psp-sandbox.md,
- * "Stripe mode"). A confirmed intent's charge books its balance transaction; a {@code pm_card_createDispute} charge
- * is disputed at once.
+ * PaymentIntents: created and confirmed in one call, captured at once or ({@code capture_method=manual}) held until
+ * captured (fully or partly), canceled or expired; read back and searched (docs/psp-sandbox.md, "Stripe mode"). A
+ * charge books its balance transaction when the money is taken; a {@code pm_card_createDispute} charge is disputed at
+ * once.
  */
 @ApplicationScoped
 public class StripeIntents {
@@ -71,6 +72,14 @@ public class StripeIntents {
     private final PspService counters;
     private final SettlementService settlements;
     private final Duration searchDelay;
+    private final Duration authorizationExpiry;
+
+    private static final Set<String> CAPTURE_PARAMS = Set.of("amount_to_capture", "expand[]");
+    private static final Set<String> CANCEL_PARAMS = Set.of("cancellation_reason", "expand[]");
+    private static final Set<String> CANCEL_REASONS =
+            Set.of("duplicate", "fraudulent", "requested_by_customer", "abandoned");
+    private static final Set<String> CANCELABLE =
+            Set.of("requires_payment_method", "requires_capture", "requires_confirmation", "requires_action");
 
     public StripeIntents(
             StripeStore store,
@@ -91,6 +100,7 @@ public class StripeIntents {
         this.counters = counters;
         this.settlements = settlements;
         this.searchDelay = config.stripe().searchDelay();
+        this.authorizationExpiry = config.authorizationExpiry();
     }
 
     /** {@code POST /v1/payment_intents}. */
@@ -141,10 +151,13 @@ public class StripeIntents {
             return units;
         }
         String capture = params.get("capture_method");
-        if (capture != null && !capture.equals("automatic") && !capture.equals("automatic_async")) {
+        if (capture != null
+                && !capture.equals("automatic")
+                && !capture.equals("automatic_async")
+                && !capture.equals("manual")) {
             return StripeErrors.invalid(
                     "parameter_invalid_string",
-                    "The sandbox supports capture_method=automatic only.",
+                    "Invalid capture_method: must be one of automatic, automatic_async or manual.",
                     "capture_method");
         }
         if (params.metadata().size() > 50) {
@@ -178,6 +191,9 @@ public class StripeIntents {
         String method = paymentMethod(params);
         Map<String, String> metadata = params.metadata();
         Instant now = clock.now();
+        boolean manual = "manual".equals(params.get("capture_method"));
+        String captureMethod = manual ? "manual" : "automatic";
+        Instant expiresAt = manual ? now.plus(authorizationExpiry) : null;
         if (!"true".equals(params.get("confirm"))) {
             Intent intent = new Intent(
                     PspService.newId("pi_"),
@@ -189,7 +205,9 @@ public class StripeIntents {
                     metadata,
                     now,
                     method == null ? "requires_payment_method" : "requires_confirmation",
-                    null);
+                    null,
+                    captureMethod,
+                    expiresAt);
             store.add(intent);
             return json.ok(json.intentJson(intent));
         }
@@ -203,10 +221,21 @@ public class StripeIntents {
                 };
         String status = declineCode != null
                 ? "requires_payment_method"
-                : behaviour == Behaviour.REQUIRE_ACTION ? "requires_action" : "succeeded";
+                : behaviour == Behaviour.REQUIRE_ACTION ? "requires_action" : manual ? "requires_capture" : "succeeded";
         String chargeId = behaviour == Behaviour.REQUIRE_ACTION ? null : PspService.newId("ch_");
         Intent intent = new Intent(
-                PspService.newId("pi_"), chargeId, amount, currency, pm, behaviour, metadata, now, status, declineCode);
+                PspService.newId("pi_"),
+                chargeId,
+                amount,
+                currency,
+                pm,
+                behaviour,
+                metadata,
+                now,
+                status,
+                declineCode,
+                captureMethod,
+                expiresAt);
         store.add(intent);
         String reference = metadata.getOrDefault("payment_id", intent.id);
         if (declineCode != null) {
@@ -215,23 +244,139 @@ public class StripeIntents {
             return StripeErrors.cardDeclined(declineCode, chargeId, failed);
         }
         if (intent.succeeded()) {
-            long fee = StripeAmounts.fee(settlements.fee("CHARGE", amount), currency);
-            BalanceTxn txn =
-                    store.book("charge", "charge", amount, fee, currency, now, chargeId, "Payment " + intent.id);
-            intent.balanceTransaction = txn.id();
-            counters.countChargeMovement(reference);
-            events.publish("payment_intent.succeeded", reference, json.intentJson(intent));
-            if (behaviour == Behaviour.DISPUTE) {
-                disputes.open(intent, reference);
-            }
+            charged(intent, amount, now, reference);
+        } else if ("requires_capture".equals(intent.status)) {
+            events.publish("payment_intent.amount_capturable_updated", reference, json.intentJson(intent));
         }
         return json.ok(json.intentJson(intent));
+    }
+
+    /** The money of {@code intent} taken: its balance transaction, the counters and {@code payment_intent.succeeded}. */
+    private void charged(Intent intent, long amount, Instant now, String reference) {
+        long fee = StripeAmounts.fee(settlements.fee("CHARGE", amount), intent.currency);
+        BalanceTxn txn = store.book(
+                "charge", "charge", amount, fee, intent.currency, now, intent.chargeId, "Payment " + intent.id);
+        intent.balanceTransaction = txn.id();
+        if (intent.expiresAt == null) {
+            counters.countChargeMovement(reference);
+        } else {
+            counters.countCapture(reference, amount);
+        }
+        events.publish("payment_intent.succeeded", reference, json.intentJson(intent));
+        if (intent.behaviour == Behaviour.DISPUTE) {
+            disputes.open(intent, reference);
+        }
+    }
+
+    /**
+     * {@code POST /v1/payment_intents/{id}/capture}: {@code amount_to_capture} (default: all of it) of a {@code
+     * requires_capture} intent, once; the rest is released. Another status is 400 {@code
+     * payment_intent_unexpected_state} with the intent in the error; more than the capturable amount 400 {@code
+     * amount_too_large}.
+     */
+    public Handled capture(String account, String key, String id, StripeParams params) {
+        Intent intent = store.intent(id);
+        if (intent == null) {
+            return Handled.of(StripeErrors.missing("payment_intent", id));
+        }
+        Reply invalid = unknownParam(params, CAPTURE_PARAMS);
+        if (invalid == null && params.get("amount_to_capture") != null) {
+            invalid = StripeParams.amountError(params.get("amount_to_capture"), false);
+            if (invalid == null) {
+                invalid = StripeAmounts.amountError(Long.parseLong(params.get("amount_to_capture")), intent.currency);
+            }
+        }
+        if (invalid != null) {
+            return Handled.of(invalid);
+        }
+        String reference = intent.metadata.getOrDefault("payment_id", intent.id);
+        counters.countCaptureRequest(reference);
+        return idempotency.run(account, key, params.fingerprint("POST /v1/payment_intents/" + id + "/capture"), () -> {
+            Instant now = clock.now();
+            String text = params.get("amount_to_capture");
+            long amount = text == null ? intent.amount : Long.parseLong(text);
+            intent.expireIfDue(now);
+            if ("requires_capture".equals(intent.status) && amount > intent.amount) {
+                return StripeErrors.invalid(
+                        "amount_too_large",
+                        "The amount to capture is greater than the amount capturable.",
+                        "amount_to_capture");
+            }
+            if (!intent.move(now, Set.of("requires_capture"), "succeeded", amount, null)) {
+                return StripeErrors.unexpectedState(
+                        "This PaymentIntent could not be captured because it has a status of " + intent.status
+                                + ". Only a PaymentIntent with one of the following statuses may be captured:"
+                                + " requires_capture.",
+                        json.intentJson(intent));
+            }
+            charged(intent, amount, now, reference);
+            return json.ok(json.intentJson(intent));
+        });
+    }
+
+    /**
+     * {@code POST /v1/payment_intents/{id}/cancel} with an optional {@code cancellation_reason}: a {@code
+     * requires_capture} intent's hold is released. A succeeded or canceled intent is 400 {@code
+     * payment_intent_unexpected_state} with the intent in the error.
+     */
+    public Handled cancel(String account, String key, String id, StripeParams params) {
+        Intent intent = store.intent(id);
+        if (intent == null) {
+            return Handled.of(StripeErrors.missing("payment_intent", id));
+        }
+        Reply invalid = unknownParam(params, CANCEL_PARAMS);
+        String reason = params.get("cancellation_reason");
+        if (invalid == null && reason != null && !CANCEL_REASONS.contains(reason)) {
+            invalid = StripeErrors.invalid(
+                    "parameter_invalid_string",
+                    "Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer or"
+                            + " abandoned.",
+                    "cancellation_reason");
+        }
+        if (invalid != null) {
+            return Handled.of(invalid);
+        }
+        String reference = intent.metadata.getOrDefault("payment_id", intent.id);
+        counters.countVoidRequest(reference);
+        return idempotency.run(account, key, params.fingerprint("POST /v1/payment_intents/" + id + "/cancel"), () -> {
+            Instant now = clock.now();
+            boolean held = "requires_capture".equals(intent.status);
+            if (!intent.move(now, CANCELABLE, "canceled", 0, reason)) {
+                return StripeErrors.unexpectedState(
+                        "You cannot cancel this PaymentIntent because it has a status of " + intent.status
+                                + ". Only a PaymentIntent with one of the following statuses may be canceled:"
+                                + " requires_payment_method, requires_capture, requires_confirmation,"
+                                + " requires_action, processing.",
+                        json.intentJson(intent));
+            }
+            if (held) {
+                counters.countVoid(reference);
+            }
+            events.publish("payment_intent.canceled", reference, json.intentJson(intent));
+            return json.ok(json.intentJson(intent));
+        });
+    }
+
+    private static Reply unknownParam(StripeParams params, Set<String> known) {
+        for (String name : params.names()) {
+            if (!known.contains(name)) {
+                return StripeErrors.invalid(
+                        "parameter_unknown",
+                        "Received unknown parameter: " + StripeParams.safe(name),
+                        StripeParams.safe(name));
+            }
+        }
+        return null;
     }
 
     /** {@code GET /v1/payment_intents/{id}}. */
     public Reply retrieve(String id) {
         Intent intent = store.intent(id);
-        return intent == null ? StripeErrors.missing("payment_intent", id) : json.ok(json.intentJson(intent));
+        if (intent == null) {
+            return StripeErrors.missing("payment_intent", id);
+        }
+        intent.expireIfDue(clock.now());
+        return json.ok(json.intentJson(intent));
     }
 
     /**
@@ -264,6 +409,7 @@ public class StripeIntents {
         Instant now = clock.now();
         List<Intent> found = new ArrayList<>();
         for (Intent intent : store.intents()) {
+            intent.expireIfDue(now);
             if (!now.isBefore(intent.at.plus(searchDelay)) && clauses.stream().allMatch(c -> c.test(intent))) {
                 found.add(intent);
             }

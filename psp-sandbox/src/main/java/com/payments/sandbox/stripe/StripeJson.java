@@ -77,11 +77,19 @@ public class StripeJson {
         json.put("id", i.id);
         json.put("object", "payment_intent");
         json.put("amount", i.amount);
-        json.put("amount_capturable", 0);
-        json.put("amount_received", i.succeeded() ? i.amount : 0);
-        json.putNull("canceled_at");
-        json.putNull("cancellation_reason");
-        json.put("capture_method", "automatic");
+        json.put("amount_capturable", "requires_capture".equals(i.status) ? i.amount : 0);
+        json.put("amount_received", i.amountReceived);
+        if (i.canceledAt != null) {
+            json.put("canceled_at", i.canceledAt.getEpochSecond());
+        } else {
+            json.putNull("canceled_at");
+        }
+        if (i.cancellationReason != null) {
+            json.put("cancellation_reason", i.cancellationReason);
+        } else {
+            json.putNull("cancellation_reason");
+        }
+        json.put("capture_method", i.captureMethod);
         json.put("client_secret", i.id + "_secret_sandbox");
         json.put("confirmation_method", "automatic");
         json.put("created", i.created);
@@ -124,18 +132,20 @@ public class StripeJson {
 
     ObjectNode chargeJson(Intent i, boolean expandIntent) {
         ObjectNode json = mapper.createObjectNode();
-        boolean paid = i.succeeded();
+        // the charge of an authorization is paid but not captured; a canceled one's hold is released (refunded)
+        boolean captured = i.succeeded();
+        boolean paid = captured || i.declineCode == null && i.chargeId != null;
         json.put("id", i.chargeId);
         json.put("object", "charge");
         json.put("amount", i.amount);
-        json.put("amount_captured", paid ? i.amount : 0);
+        json.put("amount_captured", i.amountReceived);
         json.put("amount_refunded", i.refunded.get());
         if (i.balanceTransaction != null) {
             json.put("balance_transaction", i.balanceTransaction);
         } else {
             json.putNull("balance_transaction");
         }
-        json.put("captured", paid);
+        json.put("captured", captured);
         json.put("created", i.created);
         json.put("currency", i.currency);
         json.put("disputed", i.disputeId != null);
@@ -153,7 +163,7 @@ public class StripeJson {
             json.put("payment_intent", i.id);
         }
         json.put("payment_method", i.paymentMethod);
-        json.put("refunded", i.refunded.get() == i.amount);
+        json.put("refunded", captured ? i.refunded.get() == i.amountReceived : "canceled".equals(i.status));
         json.put("status", paid ? "succeeded" : "failed");
         return json;
     }

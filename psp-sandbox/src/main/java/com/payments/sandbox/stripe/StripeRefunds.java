@@ -106,9 +106,9 @@ public class StripeRefunds {
                     "payment_intent");
         }
         long amount = params.get("amount") == null
-                ? intent.amount - intent.refunded.get()
+                ? intent.amountReceived - intent.refunded.get()
                 : Long.parseLong(params.get("amount"));
-        if (amount <= 0 || intent.refunded.get() >= intent.amount) {
+        if (amount <= 0 || intent.refunded.get() >= intent.amountReceived) {
             return StripeErrors.invalid("charge_already_refunded", "Charge has already been refunded.", null);
         }
         if (!intent.tryRefund(amount)) {

@@ -57,14 +57,22 @@ public class StripeRoutes {
     void register(@Observes Router router) {
         // Lower orders match first: search (-92) before /:id (-91), the unknown-URL answer (-90) last.
         router.route(PREFIX + "/*").order(-93).handler(BodyHandler.create(false).setBodyLimit(65_536));
-        router.post(PREFIX + "/v1/payment_intents").order(-92).handler(ctx -> post(ctx, true));
+        router.post(PREFIX + "/v1/payment_intents").order(-92).handler(ctx -> post(ctx, intents::create));
+        router.post(PREFIX + "/v1/payment_intents/:id/capture")
+                .order(-92)
+                .handler(ctx -> post(
+                        ctx, (account, key, params) -> intents.capture(account, key, ctx.pathParam("id"), params)));
+        router.post(PREFIX + "/v1/payment_intents/:id/cancel")
+                .order(-92)
+                .handler(ctx ->
+                        post(ctx, (account, key, params) -> intents.cancel(account, key, ctx.pathParam("id"), params)));
         router.get(PREFIX + "/v1/payment_intents/search")
                 .order(-92)
                 .handler(ctx -> read(ctx, () -> intents.search(query(ctx))));
         router.get(PREFIX + "/v1/payment_intents/:id")
                 .order(-91)
                 .handler(ctx -> read(ctx, () -> intents.retrieve(ctx.pathParam("id"))));
-        router.post(PREFIX + "/v1/refunds").order(-92).handler(ctx -> post(ctx, false));
+        router.post(PREFIX + "/v1/refunds").order(-92).handler(ctx -> post(ctx, refunds::create));
         router.get(PREFIX + "/v1/refunds").order(-92).handler(ctx -> read(ctx, () -> refunds.list(query(ctx))));
         router.get(PREFIX + "/v1/refunds/:id")
                 .order(-91)
@@ -78,7 +86,12 @@ public class StripeRoutes {
         router.route(PREFIX + "/*").order(-90).handler(ctx -> send(ctx, StripeErrors.unknownUrl(), null));
     }
 
-    private void post(RoutingContext ctx, boolean intent) {
+    /** A creating call: {@code (account, idempotency key, parameters)} to what it answers. */
+    interface Creating {
+        StripeIdempotency.Handled handle(String account, String key, StripeParams params);
+    }
+
+    private void post(RoutingContext ctx, Creating call) {
         String account = account(ctx.request());
         if (account == null) {
             send(ctx, unauthorized(ctx.request()), null);
@@ -99,8 +112,7 @@ public class StripeRoutes {
         }
         Buffer body = ctx.body().buffer();
         StripeParams params = StripeParams.parse(body == null ? null : body.toString(StandardCharsets.UTF_8));
-        StripeIdempotency.Handled handled =
-                intent ? intents.create(account, key, params) : refunds.create(account, key, params);
+        StripeIdempotency.Handled handled = call.handle(account, key, params);
         long latency = faults.latencyMs();
         Runnable answer = () -> {
             handled.executed().run();

@@ -27,7 +27,11 @@ public class StripeStore {
         REFUND_FAILS
     }
 
-    /** A PaymentIntent and its one charge. */
+    /**
+     * A PaymentIntent and its one charge. With {@code capture_method=manual} it moves once from {@code requires_capture}
+     * to {@code succeeded} (captured) or {@code canceled} (canceled, or expired on the sandbox clock): {@link #move}
+     * under the intent's lock, so that a capture and a cancel racing on one intent end with exactly one of them.
+     */
     static final class Intent {
         final String id;
         final String chargeId;
@@ -38,8 +42,18 @@ public class StripeStore {
         final Map<String, String> metadata;
         final long created;
         final Instant at;
-        final String status;
         final String declineCode;
+        /** {@code automatic} or {@code manual}. */
+        final String captureMethod;
+        /** When an uncaptured manual intent is canceled ({@code automatic}); null for automatic capture. */
+        final Instant expiresAt;
+
+        volatile String status;
+        /** The money taken: the amount of an automatic intent that succeeded, the captured amount of a manual one. */
+        volatile long amountReceived;
+
+        volatile Instant canceledAt;
+        volatile String cancellationReason;
         final AtomicLong refunded = new AtomicLong();
         volatile String disputeId;
         volatile String balanceTransaction;
@@ -54,7 +68,9 @@ public class StripeStore {
                 Map<String, String> metadata,
                 Instant at,
                 String status,
-                String declineCode) {
+                String declineCode,
+                String captureMethod,
+                Instant expiresAt) {
             this.id = id;
             this.chargeId = chargeId;
             this.amount = amount;
@@ -66,16 +82,48 @@ public class StripeStore {
             this.at = at;
             this.status = status;
             this.declineCode = declineCode;
+            this.captureMethod = captureMethod;
+            this.expiresAt = expiresAt;
+            this.amountReceived = "succeeded".equals(status) ? amount : 0;
+        }
+
+        /** An uncaptured manual intent past {@code expiresAt} is canceled ({@code automatic}) as it is read. */
+        synchronized void expireIfDue(Instant now) {
+            if ("requires_capture".equals(status) && !now.isBefore(expiresAt)) {
+                status = "canceled";
+                cancellationReason = "automatic";
+                canceledAt = expiresAt;
+            }
+        }
+
+        /**
+         * Moves the intent from one of {@code from} to {@code to}; false (nothing changed) when it is in none of them.
+         * {@code received} becomes {@link #amountReceived} when moving to {@code succeeded}.
+         */
+        synchronized boolean move(Instant now, java.util.Set<String> from, String to, long received, String reason) {
+            expireIfDue(now);
+            if (!from.contains(status)) {
+                return false;
+            }
+            status = to;
+            if ("succeeded".equals(to)) {
+                amountReceived = received;
+            } else {
+                cancellationReason = reason;
+                canceledAt = now;
+            }
+            return true;
         }
 
         boolean succeeded() {
             return "succeeded".equals(status);
         }
 
-        /** Reserves {@code value} of what is left to refund; false when it would exceed the amount. */
+        /** Reserves {@code value} of what is left to refund; false when it would exceed the amount received. */
         boolean tryRefund(long value) {
-            long before = refunded.getAndUpdate(current -> current + value > amount ? current : current + value);
-            return before + value <= amount;
+            long limit = amountReceived;
+            long before = refunded.getAndUpdate(current -> current + value > limit ? current : current + value);
+            return before + value <= limit;
         }
     }
 
