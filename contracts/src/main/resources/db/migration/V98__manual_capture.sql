@@ -122,20 +122,23 @@ BEGIN
 END $$;
 
 -- At commit, a MANUAL payment that came to rest has exactly the ledger its state says: CAPTURED, a CAPTURE transaction
--- of its captured amount; AUTHORIZED, CANCELED, EXPIRED or FAILED, none. Deferred, so that the statement or
--- transaction that moves the payment may book in any order; only MANUAL payments queue it.
+-- of its captured amount; any other state, none. Deferred, so that the statement or transaction that moves the
+-- payment may book in any order; it reads the payment as it is at commit (a transaction may move it more than one
+-- step). Only MANUAL payments queue it.
 CREATE FUNCTION payments_manual_ledger_check() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
+    p      payments%ROWTYPE;
     booked bigint;
 BEGIN
+    SELECT * INTO p FROM payments WHERE id = NEW.id;
     SELECT sum(e.amount) FILTER (WHERE e.amount > 0) INTO booked
       FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-     WHERE t.kind = 'CAPTURE' AND t.reference = NEW.id::text;
-    IF NEW.status = 'CAPTURED' AND booked IS DISTINCT FROM NEW.captured_amount THEN
-        RAISE EXCEPTION 'payment % captured % but its CAPTURE ledger transaction books %', NEW.id,
-            NEW.captured_amount, coalesce(booked::text, 'nothing') USING ERRCODE = 'check_violation';
-    ELSIF NEW.status <> 'CAPTURED' AND booked IS NOT NULL THEN
-        RAISE EXCEPTION 'payment % is % but a CAPTURE ledger transaction books % for it', NEW.id, NEW.status, booked
+     WHERE t.kind = 'CAPTURE' AND t.reference = p.id::text;
+    IF p.status = 'CAPTURED' AND booked IS DISTINCT FROM p.captured_amount THEN
+        RAISE EXCEPTION 'payment % captured % but its CAPTURE ledger transaction books %', p.id,
+            p.captured_amount, coalesce(booked::text, 'nothing') USING ERRCODE = 'check_violation';
+    ELSIF p.status <> 'CAPTURED' AND booked IS NOT NULL THEN
+        RAISE EXCEPTION 'payment % is % but a CAPTURE ledger transaction books % for it', p.id, p.status, booked
             USING ERRCODE = 'check_violation';
     END IF;
     RETURN NULL;

@@ -385,6 +385,15 @@ class ManualCaptureSchemaTest {
                         book(authorizing, AUTHORIZED)))
                 .hasMessageContaining("is AUTHORIZED but a CAPTURE ledger transaction books 1000");
         UUID expired = payment("MANUAL", List.of("AUTHORIZED", "EXPIRING", "EXPIRED"));
+        // several steps in one transaction: held against where the payment ends, not each step on the way
+        UUID oneGo = payment("MANUAL", List.of());
+        inTransaction(
+                "UPDATE payments SET status = 'AUTHORIZED', psp_reference = 'pi_1' WHERE id = '" + oneGo + "'",
+                capture(oneGo, 250),
+                book(oneGo, 250),
+                "UPDATE payments SET status = 'CAPTURED' WHERE id = '" + oneGo + "'");
+        assertThat(query(db, "SELECT status || ' ' || captured_amount FROM payments WHERE id = '" + oneGo + "'"))
+                .isEqualTo("CAPTURED 250");
 
         // a refund of part of the capture: the books of the payment balance at 600 - 200 owed to the merchant
         exec(db, "UPDATE payments SET refunded_amount = 200 WHERE id = '" + payment + "'");
