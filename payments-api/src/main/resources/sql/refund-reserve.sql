@@ -1,5 +1,6 @@
 -- The refund reservations and their effects in one statement (RefundRepository.reserve, docs/api.md): $1..$16, one
--- array element per reservation.
+-- array element per reservation. A payment's refunds are bounded by what was captured: coalesce(captured_amount,
+-- amount) (V98: the amount of a manual capture, NULL on automatic payments, which capture their whole amount).
 WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int8[], $4::uuid[], $5::text[], $6::text[], $7::text[],
                          $8::uuid[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
@@ -10,7 +11,7 @@ reserved AS (
     UPDATE payments p SET refunded_amount = p.refunded_amount + input.amount
       FROM input
      WHERE p.id = input.payment_id AND p.merchant_id = input.merchant_id AND p.status = 'CAPTURED'
-       AND p.refunded_amount + input.amount <= p.amount
+       AND p.refunded_amount + input.amount <= coalesce(p.captured_amount, p.amount)
        AND p.currency = input.currency AND p.psp_reference = input.psp_reference
      RETURNING input.*),
 refund AS (

@@ -5,7 +5,9 @@ import java.util.Set;
 
 /**
  * Payment states and the one transition table of the state machine. The same rule lives in SQL (trigger
- * {@code payments_guard_transition} of V1): PROCESSING → CAPTURED/FAILED/UNKNOWN, UNKNOWN → CAPTURED/FAILED.
+ * {@code payments_guard_transition} of V1): PROCESSING → CAPTURED/FAILED/UNKNOWN, UNKNOWN → CAPTURED/FAILED. V98 adds
+ * the states of manual capture (AUTHORIZING, AUTHORIZED, CAPTURING, CANCELING, CANCELED, EXPIRING, EXPIRED;
+ * docs/operations.md "Payment states"), which no service writes yet.
  */
 public enum PaymentStatus {
     PROCESSING,

@@ -342,6 +342,30 @@ class RefundTest {
                 .isEqualTo(1);
     }
 
+    /**
+     * A manual payment (issue 42, V98): nothing to refund before its capture; after a capture of 600 of 1,000 the
+     * refunds reserve against the 600, and the one over it is refused like any refund over what is left.
+     */
+    @Test
+    void refundsOfAManualPaymentAreBoundByTheCapturedAmount() {
+        UUID authorized = manualPayment(KEY_A, null);
+        Map<String, Long> before = rowCounts(pool);
+        Response uncaptured = refund(KEY_A, authorized, unique("r"), "{\"amount\":100}");
+        uncaptured.then().statusCode(422).contentType("application/problem+json");
+        assertThat(uncaptured.<String>path("code")).isEqualTo("payment_not_refundable");
+        assertThat(rowCounts(pool)).isEqualTo(before);
+
+        UUID partial = manualPayment(KEY_A, 600L);
+        refund(KEY_A, partial, unique("r"), "{\"amount\":500}").then().statusCode(202);
+        before = rowCounts(pool);
+        Response over = refund(KEY_A, partial, unique("r"), "{\"amount\":101}");
+        over.then().statusCode(422).contentType("application/problem+json");
+        assertThat(over.<String>path("code")).isEqualTo("refund_exceeds_refundable");
+        assertThat(rowCounts(pool)).isEqualTo(before);
+        refund(KEY_A, partial, unique("r"), "{\"amount\":100}").then().statusCode(202);
+        assertThat(refundedAmount(partial)).isEqualTo(600);
+    }
+
     // --- helpers
 
     private UUID captured(String apiKey, long amount) {
@@ -364,6 +388,49 @@ class RefundTest {
                         status,
                         io.vertx.core.buffer.Buffer.buffer(
                                 com.payments.api.merchants.MerchantAuthService.hash(apiKey))))
+                .await()
+                .indefinitely();
+        return id;
+    }
+
+    /**
+     * A manual payment of 1,000 EUR written as the manual capture path will (V98): AUTHORIZED, or, with {@code captured},
+     * CAPTURED for that amount with its CAPTURE ledger transaction.
+     */
+    private UUID manualPayment(String apiKey, Long captured) {
+        UUID id = UUID.randomUUID();
+        pool.withTransaction(c -> c.preparedQuery(
+                                """
+                                INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, capture_method,
+                                                      status)
+                                SELECT $1, merchant_id, $2, 1000, 'EUR', 'tok_visa', 'MANUAL', 'AUTHORIZING'
+                                  FROM merchant_api_keys WHERE key_hash = $3""")
+                        .execute(Tuple.of(
+                                id,
+                                unique("order"),
+                                io.vertx.core.buffer.Buffer.buffer(
+                                        com.payments.api.merchants.MerchantAuthService.hash(apiKey))))
+                        .flatMap(inserted -> c.preparedQuery(
+                                        "UPDATE payments SET status = 'AUTHORIZED', psp_reference = 'pi_' || id"
+                                                + " WHERE id = $1")
+                                .execute(Tuple.of(id)))
+                        .flatMap(authorized -> captured == null
+                                ? io.smallrye.mutiny.Uni.createFrom().voidItem()
+                                : c.preparedQuery(
+                                                """
+                                                WITH capturing AS (
+                                                    UPDATE payments SET status = 'CAPTURING', captured_amount = $2
+                                                     WHERE id = $1 RETURNING merchant_id)
+                                                SELECT book_ledger_transaction('CAPTURE', 'psp_receivable',
+                                                       'merchant_payable', $1::text, merchant_id, 'payment captured',
+                                                       $2, 'EUR', false)
+                                                  FROM capturing""")
+                                        .execute(Tuple.of(id, captured))
+                                        .flatMap(booked -> c.preparedQuery(
+                                                        "UPDATE payments SET status = 'CAPTURED', captured_at = now()"
+                                                                + " WHERE id = $1")
+                                                .execute(Tuple.of(id)))
+                                        .replaceWithVoid()))
                 .await()
                 .indefinitely();
         return id;

@@ -9,7 +9,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @RegisterForReflection(
         targets = {
             PaymentEvent.class,
+            PaymentAuthorized.class,
             PaymentCaptured.class,
+            PaymentCanceled.class,
+            PaymentExpired.class,
             PaymentFailed.class,
             PaymentDisputed.class,
             RefundRequested.class,

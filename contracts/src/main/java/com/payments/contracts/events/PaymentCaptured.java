@@ -5,7 +5,15 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
-/** On {@code payment-events}: the PSP captured the payment. */
+/**
+ * On {@code payment-events}: the PSP captured the payment.
+ *
+ * @param amount the payment's amount (for a manual capture: the authorized amount), as in every payment event
+ * @param capturedAmount what was captured, minor units: the whole {@code amount} for an automatic capture, at most it
+ *     for a manual one (the rest of the authorization released). Added with manual capture (issue 42): events written
+ *     before carry none, and a reader gets null for them, to be read as {@code amount}. Money moved is this, not {@code
+ *     amount}
+ */
 @RegisterForReflection
 public record PaymentCaptured(
         UUID eventId,
@@ -17,15 +25,30 @@ public record PaymentCaptured(
         String currency,
         String pspReference,
         Instant occurredAt,
-        Map<String, String> metadata)
+        Map<String, String> metadata,
+        Long capturedAmount)
         implements PaymentEvent {
     public static final String TYPE = "PaymentCaptured";
 
+    /** An automatic capture: the whole amount captured. */
     public static PaymentCaptured of(
             UUID paymentId,
             UUID merchantId,
             String orderId,
             long amount,
+            String currency,
+            String pspReference,
+            Map<String, String> metadata) {
+        return of(paymentId, merchantId, orderId, amount, amount, currency, pspReference, metadata);
+    }
+
+    /** A capture of {@code capturedAmount} of the payment's {@code amount}. */
+    public static PaymentCaptured of(
+            UUID paymentId,
+            UUID merchantId,
+            String orderId,
+            long amount,
+            long capturedAmount,
             String currency,
             String pspReference,
             Map<String, String> metadata) {
@@ -39,6 +62,7 @@ public record PaymentCaptured(
                 currency,
                 pspReference,
                 Instant.now(),
-                metadata);
+                metadata,
+                capturedAmount);
     }
 }

@@ -9,7 +9,15 @@ import java.util.UUID;
  * by {@code eventId}; the record key is {@link #paymentId()}.
  */
 public sealed interface PaymentEvent
-        permits PaymentCaptured, PaymentFailed, PaymentDisputed, RefundRequested, RefundSucceeded, RefundFailed {
+        permits PaymentAuthorized,
+                PaymentCaptured,
+                PaymentCanceled,
+                PaymentExpired,
+                PaymentFailed,
+                PaymentDisputed,
+                RefundRequested,
+                RefundSucceeded,
+                RefundFailed {
     UUID eventId();
 
     String type();
