@@ -359,7 +359,7 @@ class LeaderTakeoverIT {
             return text.toString();
         }
 
-        /** Whether backend {@code pid} waits in the fence of V60 (RelayWorker.FENCE_SQL). */
+        /** Whether backend {@code pid} waits in the fence of V60 (RelayWorker.SLEEP_SQL). */
         boolean waitsInFence(int pid) throws SQLException {
             try (Connection sql = connect();
                     PreparedStatement st = sql.prepareStatement("SELECT 1 FROM pg_stat_activity WHERE pid = ?"

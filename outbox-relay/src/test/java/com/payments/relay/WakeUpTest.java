@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The relay sleeps with a poll interval far longer than this test, so every row here is published because a writer
- * woke it (V60: writers notify only while the publisher sleeps). A lost wake-up leaves a row unsent and fails.
+ * woke it (V60, V100: writers notify only while the publisher sleeps, which it says by holding the fence lock). A lost
+ * wake-up leaves a row unsent and fails. Falling asleep and waking write no row (V100: the flag of V60 was written
+ * twice per wake-up).
  */
 @QuarkusTest
 class WakeUpTest {
@@ -36,6 +38,7 @@ class WakeUpTest {
         var config = RelayFixture.TestConfig.defaults().withPollInterval(Duration.ofMinutes(10));
         try (var relay = RelayFixture.replica("wakeup", vertx, db, Kafka.bootstrapServers(), config)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> relay.worker().isLeader() && sleeping(pool));
+            String flagVersion = flagVersion(pool);
 
             // one row at a time: each wakes the sleeping relay
             for (int i = 0; i < 5; i++) {
@@ -66,18 +69,39 @@ class WakeUpTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> RelayFixture.count(pool, "sent_at IS NULL") == 0);
             assertThat(RelayFixture.count(pool, "true")).isEqualTo(205);
             assertThat(relay.worker().problem()).isNull();
+            await().atMost(Duration.ofSeconds(10)).until(() -> sleeping(pool));
+            assertThat(flagVersion(pool))
+                    .as("outbox_relay_state's row version (xmin): falling asleep and waking write no row")
+                    .isEqualTo(flagVersion);
         } finally {
             pool.closeAndAwait();
         }
     }
 
+    /** Whether a session holds the fence (hashtext('outbox-relay'), 2) exclusively: the publisher sleeps (V100). */
     private static boolean sleeping(Pool pool) {
-        return pool.query("SELECT sleeping FROM outbox_relay_state")
+        return pool.query(
+                        """
+                        SELECT EXISTS (SELECT 1 FROM pg_locks
+                                        WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database
+                                                                                     WHERE datname = current_database())
+                                          AND classid = hashtext('outbox-relay')::bit(32)::bigint::oid
+                                          AND objid = 2 AND objsubid = 2 AND mode = 'ExclusiveLock' AND granted)""")
                 .execute()
                 .await()
                 .atMost(Duration.ofSeconds(10))
                 .iterator()
                 .next()
                 .getBoolean(0);
+    }
+
+    private static String flagVersion(Pool pool) {
+        return pool.query("SELECT xmin::text FROM outbox_relay_state")
+                .execute()
+                .await()
+                .atMost(Duration.ofSeconds(10))
+                .iterator()
+                .next()
+                .getString(0);
     }
 }

@@ -17,25 +17,32 @@ public final class OutboxRepository {
     public record Backlog(long unsent, double oldestAgeSeconds) {}
 
     /**
-     * Oldest unsent rows first: id order is commit order per key (migration V10). Skips only {@code publishing},
-     * rows already published whose mark is still running.
+     * Oldest unsent rows first: id order is commit order per key (migration V10). Marks {@code toMark} sent in the same
+     * statement (rows published and acknowledged), and skips them and {@code publishing}, rows already published whose
+     * mark is still running. (The read does not see the statement's own update: one snapshot.)
      */
-    public Uni<List<OutboxRow>> unsent(SqlClient client, int limit, List<Long> publishing) {
+    public Uni<List<OutboxRow>> unsent(SqlClient client, int limit, List<Long> publishing, List<Long> toMark) {
+        List<Long> skip = new ArrayList<>(publishing);
+        skip.addAll(toMark);
         return client.preparedQuery(
                         """
+                        WITH marked AS (UPDATE outbox SET sent_at = now() WHERE id = ANY($3) AND sent_at IS NULL)
                         SELECT id, event_id, event_type, topic, key, payload::text AS payload, headers
                         FROM outbox
                         WHERE sent_at IS NULL AND id NOT IN (SELECT unnest($2::bigint[]))
                         ORDER BY id
                         LIMIT $1""")
-                .execute(Tuple.of(limit, publishing.toArray(Long[]::new)))
+                .execute(Tuple.of(limit, skip.toArray(Long[]::new), toMark.toArray(Long[]::new)))
                 .map(OutboxRepository::rows);
     }
 
-    /** Whether the publisher sleeps (V60): writers notify only then. */
-    public Uni<Void> setSleeping(SqlClient client, boolean sleeping) {
-        return client.preparedQuery("UPDATE outbox_relay_state SET sleeping = $1")
-                .execute(Tuple.of(sleeping))
+    /**
+     * Clears V60's sleeping flag, which only a previous release's publisher sets (V100: the fence lock says it now),
+     * so that a flag left set by one that died asleep no longer makes writers notify. Writes only when it is set.
+     */
+    public Uni<Void> clearSleepingFlag(SqlClient client) {
+        return client.query("UPDATE outbox_relay_state SET sleeping = false WHERE sleeping")
+                .execute()
                 .replaceWithVoid();
     }
 

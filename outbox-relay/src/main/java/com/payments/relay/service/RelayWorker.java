@@ -30,9 +30,13 @@ import java.util.concurrent.TimeUnit;
 public final class RelayWorker {
     /** Key of the publisher lock (two-int form: its own space, never equal to a one-bigint key of V10). */
     static final String LOCK_SQL = "SELECT pg_try_advisory_lock(hashtext('outbox-relay'), 1) AS locked";
-    /** The wake-up fence of V60: writers hold it shared from reading the sleeping flag until they commit. */
-    static final String FENCE_SQL =
-            "SELECT pg_advisory_lock(hashtext('outbox-relay'), 2), pg_advisory_unlock(hashtext('outbox-relay'), 2)";
+    /**
+     * The wake-up fence (V60, V100), held exclusively while the publisher sleeps: a writer that cannot take it shared
+     * notifies; one that can holds it to its commit, so taking it waits for the writers that saw the publisher awake.
+     */
+    static final String SLEEP_SQL = "SELECT pg_advisory_lock(hashtext('outbox-relay'), 2)";
+
+    static final String WAKE_SQL = "SELECT pg_advisory_unlock(hashtext('outbox-relay'), 2)";
 
     /**
      * Longest wait for an answer on the control connection. No answer: the round fails and the replica gives up the
@@ -56,6 +60,9 @@ public final class RelayWorker {
     private volatile boolean leader;
     private volatile String problem = "starting";
     private Marking marking = Marking.NONE;
+    /** Acknowledged rows of a short batch, marked sent by the next read in the same statement. */
+    private List<Long> toMark = List.of();
+
     private long nextStats;
     private long nextRetention;
 
@@ -130,6 +137,7 @@ public final class RelayWorker {
                 metrics.publishError();
                 Log.warnf("outbox-relay %s: %s; retrying in %d ms", name, problem, backoff.toMillis());
                 marking = Marking.NONE; // read those rows again unless their mark committed: at least once
+                toMark = List.of();
                 closeControl();
                 sleep(backoff);
                 backoff = backoff.multipliedBy(2).compareTo(config.backoffMax()) > 0
@@ -139,6 +147,9 @@ public final class RelayWorker {
         }
         try {
             finishMarking();
+            if (!toMark.isEmpty()) {
+                repository.markSent(pool, toMark).await().atMost(CONTROL_TIMEOUT);
+            }
         } catch (RuntimeException e) {
             Log.warnf("outbox-relay %s: %s (those rows will be published again)", name, e.getMessage());
         }
@@ -157,6 +168,8 @@ public final class RelayWorker {
             metrics.leader(leader);
             if (leader) {
                 Log.infof("outbox-relay %s: now the publisher", name);
+                // a previous release's publisher (V60's flag) may have died asleep: writers would notify on and on
+                repository.clearSleepingFlag(connection).await().atMost(CONTROL_TIMEOUT);
             }
         }
         refreshStatsIfDue();
@@ -166,18 +179,25 @@ public final class RelayWorker {
         // Read through the session that holds the lock: a publisher whose session is gone (the server dropped it
         // while this process was stopped or cut off, and a standby took over) fails here instead of publishing on.
         List<OutboxRow> rows = repository
-                .unsent(connection, config.batchSize(), marking.ids())
+                .unsent(connection, config.batchSize(), marking.ids(), toMark)
                 .await()
                 .atMost(CONTROL_TIMEOUT);
+        toMark = List.of();
         if (!rows.isEmpty()) {
             KafkaPublisher.Result result = publisher.publish(rows);
             if (!result.acknowledged().isEmpty()) {
-                // Marked while the next batch is read and published (at most one mark in flight). A crash or a
-                // failed mark before it commits re-publishes the batch: at least once, consumers deduplicate.
+                // A full batch is marked while the next batch is read and published (at most one mark in flight);
+                // a short one by the next read, the look again at once, in the same statement (one statement less
+                // per round when the relay keeps up). A crash or a failed mark before it commits re-publishes the
+                // batch: at least once, consumers deduplicate.
                 finishMarking();
-                marking = new Marking(
-                        result.acknowledged(),
-                        repository.markSent(pool, result.acknowledged()).subscribeAsCompletionStage());
+                if (rows.size() < config.batchSize() && result.failure() == null) {
+                    toMark = result.acknowledged();
+                } else {
+                    marking = new Marking(
+                            result.acknowledged(),
+                            repository.markSent(pool, result.acknowledged()).subscribeAsCompletionStage());
+                }
                 metrics.published(result.acknowledged().size());
             }
             if (result.failure() != null) {
@@ -195,8 +215,9 @@ public final class RelayWorker {
     }
 
     /**
-     * Waits for a NOTIFY or at most the poll interval. The publisher first says it sleeps, since writers notify only
-     * then (V60: a NOTIFY serializes commits), waits for the writers that saw it awake, and looks once more.
+     * Waits for a NOTIFY or at most the poll interval. The publisher first says it sleeps by taking the fence, since
+     * writers notify only then (V60: a NOTIFY serializes commits), which waits for the writers that saw it awake, and
+     * looks once more. No row is written for it (V100). A failure closes the control connection, which frees the fence.
      */
     private void sleepUntilWoken() throws InterruptedException {
         PgConnection connection = control;
@@ -205,12 +226,11 @@ public final class RelayWorker {
             return;
         }
         wake.drainPermits(); // every writer that reads the flag from here on notifies
-        repository.setSleeping(connection, true).await().atMost(CONTROL_TIMEOUT);
-        connection.query(FENCE_SQL).execute().await().atMost(CONTROL_TIMEOUT);
+        connection.query(SLEEP_SQL).execute().await().atMost(CONTROL_TIMEOUT);
         if (!repository.hasUnsent(connection).await().atMost(CONTROL_TIMEOUT)) {
             wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
         }
-        repository.setSleeping(connection, false).await().atMost(CONTROL_TIMEOUT);
+        connection.query(WAKE_SQL).execute().await().atMost(CONTROL_TIMEOUT);
     }
 
     /** The rows of the last published batch while their mark runs; the next read skips them. */
