@@ -30,7 +30,8 @@ PSP_PORT=${PSP_PORT:-18089}
 THREADS=${THREADS:-2}
 WORKER_LOG_LEVEL=${WORKER_LOG_LEVEL:-WARN}
 PROFILE=${PROFILE:-}
-ASYNC_PROFILER_VERSION=4.1 # tools.profiler:async-profiler on Maven Central, the agent library for linux-x64
+# tools.profiler:async-profiler on Maven Central (the agent library for linux-x64), its version pinned in pom.xml
+ASYNC_PROFILER_VERSION=$(sed -n 's:.*<async-profiler.version>\(.*\)</async-profiler.version>.*:\1:p' pom.xml)
 API_OPTS=${API_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
 WORKER_OPTS=${WORKER_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
 RELAY_OPTS=${RELAY_OPTS:--Xmx384m}
