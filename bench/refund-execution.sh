@@ -11,6 +11,10 @@
 #   PSP_LATENCY_MS=300 N=3000 RATE=100 bench/refund-execution.sh # latency and backlog at 100 refunds/s
 #   RUNS="300:0 0:0 300:100" N=6000 bench/refund-execution.sh    # several LATENCY_MS:RATE runs on one stack
 #   SKIP_BUILD=1 ...                                              # use the jars as they are
+#   PROFILE=/tmp/refunds-worker-flame ...  # async-profiler (cpu) on the worker during each run: PROFILE-<run>.html
+#   WORKER_LOG_LEVEL=INFO ...             # the worker's log level (default WARN; production logs at INFO)
+# CPU per refund (worker, and the processes of this run's PostgreSQL server only) is process CPU time from /proc,
+# which does not depend on how loaded the machine is; throughput does.
 # Kafka: an embedded broker (local-infra's LocalInfraMain). PostgreSQL: PAYMENTS_PG_* if set, else embedded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +28,10 @@ RELAY_PORT=${RELAY_PORT:-18081}
 WORKER_PORT=${WORKER_PORT:-18082}
 PSP_PORT=${PSP_PORT:-18089}
 THREADS=${THREADS:-2}
+WORKER_LOG_LEVEL=${WORKER_LOG_LEVEL:-WARN}
+PROFILE=${PROFILE:-}
+# tools.profiler:async-profiler on Maven Central (the agent library for linux-x64), its version pinned in pom.xml
+ASYNC_PROFILER_VERSION=$(sed -n 's:.*<async-profiler.version>\(.*\)</async-profiler.version>.*:\1:p' pom.xml)
 API_OPTS=${API_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
 WORKER_OPTS=${WORKER_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}
 RELAY_OPTS=${RELAY_OPTS:--Xmx384m}
@@ -60,7 +68,17 @@ start psp-sandbox "$PSP_PORT" "$PSP_OPTS" psp-sandbox/target/quarkus-app/quarkus
 QUARKUS_FLYWAY_MIGRATE_AT_START=true PAYMENTS_ADMIN_TOKEN="$ADMIN_TOKEN" \
   start payments-api "$API_PORT" "$API_OPTS" payments-api/target/quarkus-app/quarkus-run.jar
 start outbox-relay "$RELAY_PORT" "$RELAY_OPTS" outbox-relay/target/quarkus-app/quarkus-run.jar
-start refunds-worker "$WORKER_PORT" "$WORKER_OPTS" refunds-worker/target/quarkus-app/quarkus-run.jar
+start refunds-worker "$WORKER_PORT" "$WORKER_OPTS" refunds-worker/target/quarkus-app/quarkus-run.jar \
+  -Dquarkus.log.category.\"com.payments\".level="$WORKER_LOG_LEVEL"
+
+if [[ -n $PROFILE ]]; then # the agent library out of the Maven Central jar, loaded into the worker per run (jcmd)
+  ./mvnw -B -q -ntp dependency:get -Dtransitive=false \
+    -Dartifact="tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION:jar:linux-x64" >/dev/null
+  unzip -q -o -d "$LOGDIR/async-profiler" \
+    ~/.m2/repository/tools/profiler/async-profiler/$ASYNC_PROFILER_VERSION/async-profiler-$ASYNC_PROFILER_VERSION-linux-x64.jar
+  PROFILER_LIB=$LOGDIR/async-profiler/linux-x64/libasyncProfiler.so
+  JCMD=$(dirname "$(readlink -f "$(command -v "$JAVA")")")/jcmd
+fi
 
 KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMIN_TOKEN" \
   -H 'Content-Type: application/json' -d '{"name":"bench","rateLimitPerSecond":1000000}' |
@@ -80,7 +98,14 @@ sql "SELECT id FROM payments WHERE status = 'CAPTURED' ORDER BY created_at LIMIT
 sql "VACUUM ANALYZE"
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-pg_cpu() { ps -C postgres -o cputimes= 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+# This run's PostgreSQL server only (other servers may run on the machine): the postmaster's CPU with that of its
+# ended children, plus its live children's
+PG_POSTMASTER=$(head -n 1 "$(sql "SHOW data_directory")/postmaster.pid")
+pg_ticks() {
+  awk -v pm="$PG_POSTMASTER" '$1 == pm {s += $14 + $15 + $16 + $17} $4 == pm {s += $14 + $15} END {print s + 0}' \
+    /proc/[0-9]*/stat 2>/dev/null
+}
+ms_per_refund() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", n ? t * 1000 / hz / n : 0}'; }
 run=0
 for spec in "${RUN_LIST[@]}"; do
   run=$((run + 1))
@@ -91,7 +116,9 @@ for spec in "${RUN_LIST[@]}"; do
     -d "{\"latencyFixedMs\":$PSP_LATENCY_MS}" >/dev/null
   RUN_START=$(sql "SELECT now()")
   WORKER_CPU0=$(cpu_ticks "$refunds_worker_PID")
-  PG_CPU0=$(pg_cpu)
+  PG_CPU0=$(pg_ticks)
+  # (jcmd splits its arguments at '=': the agent's options go quoted)
+  [[ -z $PROFILE ]] || "$JCMD" "$refunds_worker_PID" JVMTI.agent_load "$PROFILER_LIB" '"start,event=cpu,interval=1ms"' >/dev/null
   echo
   echo "== run $run: PSP latency ${PSP_LATENCY_MS} ms, N=$N, RATE=$RATE (0 = 16 connections); $(nproc) cores, uptime:$(uptime)"
 
@@ -119,8 +146,13 @@ for spec in "${RUN_LIST[@]}"; do
     sleep 1
 done
 kill "$SAMPLER" 2>/dev/null || true
-WORKER_CPU=$((($(cpu_ticks "$refunds_worker_PID") - WORKER_CPU0) / $(getconf CLK_TCK)))
-PG_CPU=$(($(pg_cpu) - PG_CPU0))
+WORKER_TICKS=$(($(cpu_ticks "$refunds_worker_PID") - WORKER_CPU0))
+PG_TICKS=$(($(pg_ticks) - PG_CPU0))
+if [[ -n $PROFILE ]]; then # the flame graph, and the same samples as collapsed stacks (one line per stack) to grep
+  "$JCMD" "$refunds_worker_PID" JVMTI.agent_load "$PROFILER_LIB" "\"stop,file=$PROFILE-$run.html\"" >/dev/null
+  "$JCMD" "$refunds_worker_PID" JVMTI.agent_load "$PROFILER_LIB" "\"dump,collapsed,file=$PROFILE-$run.collapsed\"" >/dev/null
+fi
+COMPLETED=$(sql "SELECT count(*) FROM refunds WHERE created_at >= '$RUN_START' AND status <> 'PENDING'")
 
 echo "$RESERVED refunds reserved; $(sql "SELECT string_agg(status || ' ' || n, ', ') FROM
   (SELECT status, count(*) n FROM refunds WHERE created_at >= '$RUN_START' GROUP BY status ORDER BY status) s")"
@@ -140,7 +172,10 @@ sql "WITH r AS (SELECT created_at, completed_at, extract(epoch FROM completed_at
        FROM r"
 awk 'NR == 1 {t0 = $1} {n++; if ($2 > max) max = $2; line = line sprintf(" %ds:%d", $1 - t0, $2)}
      END {print "PENDING backlog, per second (max " max "):" line}' "$LOGDIR/backlog-$run.txt" | cut -c1-1500
-echo "CPU during the run: refunds-worker ${WORKER_CPU} s, PostgreSQL ${PG_CPU} s (all its processes on this host)"
+echo "CPU during the run: refunds-worker $(ms_per_refund "$WORKER_TICKS" 1000) s, PostgreSQL $(ms_per_refund "$PG_TICKS" 1000) s" \
+  "(this server's processes, with the reservations' and the relay's work); per refund executed ($COMPLETED):" \
+  "refunds-worker $(ms_per_refund "$WORKER_TICKS" "$COMPLETED") ms, PostgreSQL $(ms_per_refund "$PG_TICKS" "$COMPLETED") ms"
+[[ -z $PROFILE ]] || echo "flame graph of the worker: $PROFILE-$run.html (collapsed stacks: $PROFILE-$run.collapsed)"
 echo "sandbox: $(curl -fs "$PSP/test/refund-requests?reference=none" | sed -E 's/.*"maxInFlight":([0-9]+).*/at most \1 refund calls in flight since the stack started/')"
 done
 echo "logs in $LOGDIR"

@@ -9,6 +9,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
@@ -18,6 +19,12 @@ public class RefundRepository {
 
     /** Whether a rescheduled refund is past its escalation deadline. */
     public record Rescheduled(int attempts, boolean overdue) {}
+
+    /**
+     * What {@link #claimForCommand} found: whether the command's event was applied before, the refund (null when
+     * there is none; as claimed when {@code claimed}, else as it was) and whether this call claimed it.
+     */
+    public record CommandClaim(boolean applied, Refund refund, boolean claimed) {}
 
     /** PENDING refunds: how many, and the oldest one's age in whole seconds (0 when none). */
     public record PendingSnapshot(long count, long oldestSeconds) {}
@@ -50,24 +57,60 @@ public class RefundRepository {
     }
 
     /**
-     * Claims a PENDING refund for one PSP attempt, unless another claim's lease (or a scheduled retry) holds it:
-     * counts the attempt and takes the lease ({@code next_attempt_at = now() + lease}) in one guarded statement, the
-     * same condition as {@link #claimDue}'s, so of a command and the sync only the first claim wins. Returns the refund
-     * as claimed, or null when it is leased, not yet due, or no longer PENDING.
+     * A command's deduplication check, look-up and claim in one statement (one round trip and one commit instead of
+     * a transaction of five statements). Nothing is read or claimed when {@code consumer} applied {@code eventId}
+     * before. The claim counts the attempt and takes the lease ({@code next_attempt_at = now() + lease}) of a PENDING
+     * refund that no other claim's lease (or a scheduled retry) holds, the same condition as {@link #claimDue}'s, so
+     * of a command and the sync only the first claim wins; and only of a refund that agrees with the command (payment,
+     * merchant, amount, currency, charge): the caller tells one that does not from the returned row.
      */
-    public Uni<Refund> claim(SqlClient client, UUID refundId, Duration lease) {
+    public Uni<CommandClaim> claimForCommand(
+            SqlClient client,
+            String consumer,
+            UUID eventId,
+            UUID refundId,
+            Duration lease,
+            UUID paymentId,
+            UUID merchantId,
+            long amount,
+            String currency,
+            String chargeReference) {
         return client.preparedQuery(
                         """
-                        UPDATE refunds r SET attempts = r.attempts + 1,
-                                             next_attempt_at = now() + interval '1 millisecond' * $2::bigint
-                          FROM payments p
-                         WHERE r.id = $1 AND r.status = 'PENDING' AND p.id = r.payment_id
-                           AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now())
-                        RETURNING r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
-                                  p.psp_reference AS charge_reference""")
-                .execute(Tuple.of(refundId, lease.toMillis()))
-                .map(rows ->
-                        rows.size() == 0 ? null : Refund.from(rows.iterator().next()));
+                        WITH applied AS (SELECT FROM consumed_events WHERE consumer = $1 AND event_id = $2),
+                        found AS (
+                            SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
+                                   p.psp_reference AS charge_reference
+                              FROM refunds r JOIN payments p ON p.id = r.payment_id
+                             WHERE r.id = $3 AND NOT EXISTS (SELECT FROM applied)),
+                        claimed AS (
+                            UPDATE refunds r SET attempts = r.attempts + 1,
+                                                 next_attempt_at = now() + interval '1 millisecond' * $4::bigint
+                              FROM found f
+                             WHERE r.id = f.id AND r.status = 'PENDING'
+                               AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now())
+                               AND f.payment_id = $5 AND f.merchant_id = $6 AND f.amount = $7 AND f.currency = $8
+                               AND f.charge_reference IS NOT DISTINCT FROM $9
+                            RETURNING r.attempts)
+                        SELECT EXISTS (SELECT FROM applied) AS applied, EXISTS (SELECT FROM claimed) AS claimed,
+                               f.id, f.payment_id, f.merchant_id, f.amount, f.currency, f.status,
+                               coalesce((SELECT attempts FROM claimed), f.attempts) AS attempts, f.charge_reference
+                          FROM (VALUES (1)) AS one (x) LEFT JOIN found f ON true""")
+                .execute(Tuple.from(Arrays.asList(
+                        consumer,
+                        eventId,
+                        refundId,
+                        lease.toMillis(),
+                        paymentId,
+                        merchantId,
+                        amount,
+                        currency,
+                        chargeReference)))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    Refund refund = row.getUUID("id") == null ? null : Refund.from(row);
+                    return new CommandClaim(row.getBoolean("applied"), refund, row.getBoolean("claimed"));
+                });
     }
 
     /**

@@ -33,6 +33,8 @@ import java.util.stream.Collectors;
 public class RefundExecutionService {
     static final String REASON_TOO_LONG = "refund_pending_too_long";
     static final String REASON_REJECTED = "refund_rejected_by_psp";
+    /** Who settles, in the resolved operations items' note. */
+    private static final String ACTOR = "refunds-worker";
 
     /** An answer of the PSP, or the reason it is unknown. */
     private record Result(PspOutcome outcome, String unknownReason) {}
@@ -72,19 +74,16 @@ public class RefundExecutionService {
      * can never be executed, or with the database's error.
      */
     public Uni<Void> execute(RefundRequested command) {
-        String consumer = config.consumerName();
-        return pool.withTransaction(conn -> consumed.seen(conn, consumer, command.eventId())
-                        .flatMap(seen -> seen ? Uni.createFrom().nullItem() : claimFor(conn, command)))
-                .flatMap(refund -> {
-                    if (refund == null) {
-                        return Uni.createFrom().voidItem();
-                    }
-                    return psp.refund(refund)
-                            .map(outcome -> new Result(outcome, null))
-                            .onFailure()
-                            .recoverWithItem(e -> new Result(null, describe(e)))
-                            .flatMap(result -> apply(refund, result, command.eventId()));
-                });
+        return claimFor(command).flatMap(refund -> {
+            if (refund == null) {
+                return Uni.createFrom().voidItem();
+            }
+            return psp.refund(refund)
+                    .map(outcome -> new Result(outcome, null))
+                    .onFailure()
+                    .recoverWithItem(e -> new Result(null, describe(e)))
+                    .flatMap(result -> apply(refund, result, command.eventId()));
+        });
     }
 
     /**
@@ -156,22 +155,44 @@ public class RefundExecutionService {
                         refund == null ? Uni.createFrom().item(false) : refunds.scheduleNow(conn, refund.id())));
     }
 
-    /** Claims the refund of a fresh command, or returns null when there is nothing to execute. */
-    private Uni<Refund> claimFor(SqlClient conn, RefundRequested command) {
-        return pendingFor(conn, command).flatMap(found -> {
-            if (found == null) {
-                return Uni.createFrom().nullItem();
-            }
-            return refunds.claim(conn, found.id(), config.sync().lease()).invoke(claimed -> {
-                if (claimed == null) {
-                    // Not recorded as consumed: the row, not this record, says what is left to do.
-                    Log.infof(
-                            "refund %s not claimed (another claim holds its lease, its retry is not due, or it just"
-                                    + " became final): command %s acknowledged, the pending-refund sync completes it",
-                            found.id(), command.eventId());
-                }
-            });
-        });
+    /**
+     * Claims the refund of a fresh command in one statement, or returns null when there is nothing to execute; fails
+     * with {@link InvalidCommandException} as {@link #pendingFor} does.
+     */
+    private Uni<Refund> claimFor(RefundRequested command) {
+        return refunds.claimForCommand(
+                        pool,
+                        config.consumerName(),
+                        command.eventId(),
+                        command.refundId(),
+                        config.sync().lease(),
+                        command.paymentId(),
+                        command.merchantId(),
+                        command.amount(),
+                        command.currency(),
+                        command.pspChargeReference())
+                .flatMap(claim -> {
+                    Refund found = claim.refund();
+                    if (claim.applied()) {
+                        return Uni.createFrom().nullItem();
+                    }
+                    Uni<Refund> invalid = invalid(command, found);
+                    if (invalid != null) {
+                        return invalid;
+                    }
+                    if (!found.pending()) {
+                        return finalRefund(pool, command, found);
+                    }
+                    if (!claim.claimed()) {
+                        // Not recorded as consumed: the row, not this record, says what is left to do.
+                        Log.infof(
+                                "refund %s not claimed (another claim holds its lease, its retry is not due, or it just"
+                                        + " became final): command %s acknowledged, the pending-refund sync completes it",
+                                found.id(), command.eventId());
+                        return Uni.createFrom().nullItem();
+                    }
+                    return Uni.createFrom().item(found);
+                });
     }
 
     /**
@@ -180,22 +201,32 @@ public class RefundExecutionService {
      */
     private Uni<Refund> pendingFor(SqlClient conn, RefundRequested command) {
         return refunds.find(conn, command.refundId()).flatMap(found -> {
-            if (found == null) {
-                return Uni.createFrom().failure(new InvalidCommandException("unknown refund " + command.refundId()));
+            Uni<Refund> invalid = invalid(command, found);
+            if (invalid != null) {
+                return invalid;
             }
-            String mismatch = mismatch(command, found);
-            if (mismatch != null) {
-                return Uni.createFrom()
-                        .failure(new InvalidCommandException("command " + command.eventId() + " disagrees with refund "
-                                + found.id() + ": " + mismatch));
-            }
-            if (!found.pending()) {
-                Log.infof("refund %s is %s: command %s ignored", found.id(), found.status(), command.eventId());
-                return consumed.record(conn, config.consumerName(), command.eventId())
-                        .replaceWith((Refund) null);
-            }
-            return Uni.createFrom().item(found);
+            return found.pending() ? Uni.createFrom().item(found) : finalRefund(conn, command, found);
         });
+    }
+
+    /** An {@link InvalidCommandException} for an unknown refund or a command that disagrees with it, else null. */
+    private static Uni<Refund> invalid(RefundRequested command, Refund found) {
+        if (found == null) {
+            return Uni.createFrom().failure(new InvalidCommandException("unknown refund " + command.refundId()));
+        }
+        String mismatch = mismatch(command, found);
+        if (mismatch != null) {
+            return Uni.createFrom()
+                    .failure(new InvalidCommandException(
+                            "command " + command.eventId() + " disagrees with refund " + found.id() + ": " + mismatch));
+        }
+        return null;
+    }
+
+    /** The command of a refund already final: its event id recorded, nothing to execute. */
+    private Uni<Refund> finalRefund(SqlClient client, RefundRequested command, Refund found) {
+        Log.infof("refund %s is %s: command %s ignored", found.id(), found.status(), command.eventId());
+        return consumed.record(client, config.consumerName(), command.eventId()).replaceWith((Refund) null);
     }
 
     private static String mismatch(RefundRequested command, Refund refund) {
@@ -218,76 +249,87 @@ public class RefundExecutionService {
     }
 
     /**
-     * The outcome transaction; {@code eventId} (null for the sync) is recorded as consumed in it. Once it committed,
-     * the outcome it applied is counted ({@link RefundsMetrics#outcome}).
+     * Records the outcome; {@code eventId} (null for the sync) is recorded as consumed with it, atomically. A PSP
+     * success or decline is one statement ({@link RefundSettlement}); anything else one transaction. Once it
+     * committed, the outcome it applied is counted ({@link RefundsMetrics#outcome}).
      */
     private Uni<Void> apply(Refund refund, Result result, UUID eventId) {
-        return pool.<String>withTransaction(conn -> {
-                    Uni<Boolean> fresh = eventId == null
-                            ? Uni.createFrom().item(true)
-                            : consumed.record(conn, config.consumerName(), eventId);
-                    return fresh.flatMap(first -> {
-                        if (!first) {
-                            Log.infof("refund %s: command %s was applied concurrently", refund.id(), eventId);
-                            return Uni.createFrom().nullItem();
-                        }
-                        if (result.outcome() == null) {
-                            return reschedule(conn, refund, "unknown", result.unknownReason(), null);
-                        }
-                        PspOutcome outcome = result.outcome();
-                        if (outcome instanceof PspOutcome.Succeeded s) {
-                            return succeed(conn, refund, s.pspReference());
-                        }
-                        if (outcome instanceof PspOutcome.Failed f) {
-                            return fail(conn, refund, f.failureCode());
-                        }
-                        if (outcome instanceof PspOutcome.Rejected r) {
-                            return reschedule(conn, refund, "rejected", "PSP rejected the refund: " + r.detail(), r);
-                        }
-                        if (outcome instanceof PspOutcome.Pending) {
-                            return reschedule(conn, refund, "pending", "PSP refund pending", null);
-                        }
-                        return reschedule(conn, refund, "not_found", "PSP does not know the refund", null);
-                    });
-                })
-                .invoke(outcome -> {
-                    if (outcome != null) {
-                        metrics.outcome(outcome);
+        PspOutcome outcome = result.outcome();
+        Uni<String> applied;
+        if (outcome instanceof PspOutcome.Succeeded s) {
+            applied = settle(refund, eventId, "SUCCEEDED", s.pspReference(), null);
+        } else if (outcome instanceof PspOutcome.Failed f) {
+            applied = settle(refund, eventId, "FAILED", null, f.failureCode());
+        } else {
+            applied = pool.withTransaction(conn -> {
+                Uni<Boolean> fresh = eventId == null
+                        ? Uni.createFrom().item(true)
+                        : consumed.record(conn, config.consumerName(), eventId);
+                return fresh.flatMap(first -> {
+                    if (!first) {
+                        appliedBefore(refund, eventId);
+                        return Uni.createFrom().nullItem();
+                    }
+                    if (outcome == null) {
+                        return reschedule(conn, refund, "unknown", result.unknownReason(), null);
+                    }
+                    if (outcome instanceof PspOutcome.Rejected r) {
+                        return reschedule(conn, refund, "rejected", "PSP rejected the refund: " + r.detail(), r);
+                    }
+                    if (outcome instanceof PspOutcome.Pending) {
+                        return reschedule(conn, refund, "pending", "PSP refund pending", null);
+                    }
+                    return reschedule(conn, refund, "not_found", "PSP does not know the refund", null);
+                });
+            });
+        }
+        return applied.invoke(counted -> {
+                    if (counted != null) {
+                        metrics.outcome(counted);
                     }
                 })
                 .replaceWithVoid();
     }
 
-    private Uni<String> succeed(SqlClient conn, Refund refund, String pspReference) {
-        return RefundSettlement.settle(
-                        conn, refund.id(), "SUCCEEDED", pspReference, null, "refunds-worker", traceHeaders.current())
-                .map(settled -> {
-                    if (!settled) {
-                        Log.infof(
-                                "refund %s: already final, PSP success (%s) not applied again",
-                                refund.id(), pspReference);
-                        return null;
-                    }
-                    Log.infof(
-                            "refund %s PENDING -> SUCCEEDED (attempt %d, %s)",
-                            refund.id(), refund.attempts(), pspReference);
-                    return "succeeded";
-                });
+    private static void appliedBefore(Refund refund, UUID eventId) {
+        Log.infof("refund %s: command %s was applied concurrently", refund.id(), eventId);
     }
 
-    private Uni<String> fail(SqlClient conn, Refund refund, String failureCode) {
-        return RefundSettlement.settle(
-                        conn, refund.id(), "FAILED", null, failureCode, "refunds-worker", traceHeaders.current())
-                .map(settled -> {
-                    if (!settled) {
-                        Log.infof("refund %s: already final, PSP decline not applied again", refund.id());
-                        return null;
-                    }
-                    Log.infof(
-                            "refund %s PENDING -> FAILED (attempt %d, %s)",
-                            refund.id(), refund.attempts(), failureCode);
-                    return "failed";
-                });
+    /**
+     * SUCCEEDED or FAILED through {@code settle_refund}, with the command's event id when there is one. Per refund,
+     * so at DEBUG: {@code refunds_outcomes_total} counts them.
+     */
+    private Uni<String> settle(Refund refund, UUID eventId, String status, String pspReference, String failureCode) {
+        Uni<RefundSettlement.Settled> settled = eventId == null
+                ? RefundSettlement.settle(
+                                pool, refund.id(), status, pspReference, failureCode, ACTOR, traceHeaders.current())
+                        .map(done -> done ? RefundSettlement.Settled.SETTLED : RefundSettlement.Settled.NOT_PENDING)
+                : RefundSettlement.settleOnce(
+                        pool,
+                        config.consumerName(),
+                        eventId,
+                        refund.id(),
+                        status,
+                        pspReference,
+                        failureCode,
+                        ACTOR,
+                        traceHeaders.current());
+        return settled.map(done -> switch (done) {
+            case EVENT_APPLIED_BEFORE -> {
+                appliedBefore(refund, eventId);
+                yield null;
+            }
+            case NOT_PENDING -> {
+                Log.infof("refund %s: already final, PSP answer %s not applied again", refund.id(), status);
+                yield null;
+            }
+            case SETTLED -> {
+                Log.debugf(
+                        "refund %s PENDING -> %s (attempt %d, %s)",
+                        refund.id(), status, refund.attempts(), pspReference != null ? pspReference : failureCode);
+                yield status.equals("SUCCEEDED") ? "succeeded" : "failed";
+            }
+        });
     }
 
     /**
