@@ -37,6 +37,7 @@ client() { # client N: captures until SECONDS_LOAD pass; one line per request: c
     code=$(tail -n 1 <<<"$body")
     echo "$rc ${code:-000} $(sed -nE 's/.*"id":"([^"]+)".*/\1/p' <<<"$body" | head -n 1)"
     ((rc == 7)) && sleep 0.2 # refused: the port is closed, do not spin
+    [[ $code == 503 ]] && sleep 1 # Retry-After: 1 (service_stopping: a Service would send it to another pod)
   done >"$out/client-$n"
 }
 

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A packaged Quarkus application of this repository in its own process, on a free port and a free management port,
@@ -128,6 +129,21 @@ public final class QuarkusProcess implements AutoCloseable {
     public void stop() {
         process.destroy();
         waitForExit();
+    }
+
+    /** SIGTERM, as Kubernetes stops a container, without waiting: the process drains while the caller goes on. */
+    public void terminate() {
+        process.destroy();
+    }
+
+    /** Waits at most {@code within} for the process to end; its exit code, or null while it still runs. */
+    public Integer awaitExit(Duration within) {
+        try {
+            return process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** kill -9: the process dies without finishing anything in flight. */

@@ -24,7 +24,7 @@ public class RequestIdRoute {
     private static final HexFormat HEX = HexFormat.of();
 
     void register(@Observes Router router) {
-        router.route().order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 2).handler(rc -> {
+        router.route().order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 3).handler(rc -> {
             String id = newId();
             rc.response().putHeader(HEADER, id);
             MDC.put(MDC_KEY, id);
