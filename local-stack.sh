@@ -101,6 +101,8 @@ if [[ -n "${PROMETHEUS:-}" ]]; then
   ports+=("$PROMETHEUS_PORT")
 fi
 for port in "${ports[@]}"; do
+  # A process of an earlier stack may still be stopping (payments-api pauses 5 s after SIGTERM): give it 15 s.
+  for ((i = 0; i < 150; i++)); do port_open "$port" || break; sleep 0.1; done
   port_open "$port" && die "port $port is already in use (set API_PORT, RELAY_PORT, WORKER_PORT, DELIVERY_PORT, PSP_PORT, *_MANAGEMENT_PORT or PROMETHEUS_PORT to move a service)"
 done
 

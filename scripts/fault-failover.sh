@@ -74,7 +74,7 @@ cleanup() {
   trap - INT TERM EXIT
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   [[ -n $STACK_PID ]] && kill "$STACK_PID" 2>/dev/null && wait "$STACK_PID" 2>/dev/null
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  stop_all "${PIDS[@]}"
   [[ -f $WORK/haproxy.pid ]] && kill "$(cat "$WORK/haproxy.pid")" 2>/dev/null
   for dir in "$PRIMARY" "$STANDBY"; do
     [[ -f $dir/postmaster.pid ]] && as_pg "$PG_BIN/pg_ctl" -D "$dir" -m immediate stop >/dev/null 2>&1

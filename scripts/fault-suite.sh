@@ -70,7 +70,7 @@ cleanup() {
   trap - INT TERM EXIT
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   [[ -n $STACK_PID ]] && kill "$STACK_PID" 2>/dev/null && wait "$STACK_PID" 2>/dev/null
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  stop_all "${PIDS[@]}"
   # A postmaster this script started again is not the embedded server's child: stop it if it is still running.
   if [[ -n $PG_DIR && -f $PG_DIR/postmaster.pid ]]; then kill -INT "$(head -1 "$PG_DIR/postmaster.pid")" 2>/dev/null; fi
   [[ -n ${KEEP:-} ]] || rm -rf "$OUT/results"

@@ -64,6 +64,19 @@ wait_http() {
 # wait_file FILE [SECONDS [PID]]: returns once FILE exists; 1 when SECONDS (default 300) pass first or PID exits.
 wait_file() { poll "${2:-300}" "${3:-}" "$1" test -e "$1"; }
 
+# stop_all PID...: SIGKILL, then returns once none of them runs any more (at most 15 s): a kill only asks, and a script
+# that exits while its processes still hold their ports makes the next stack on those ports fail to start.
+stop_all() {
+  local pid i
+  for pid in "$@"; do kill -9 "$pid" 2>/dev/null; done
+  for pid in "$@"; do
+    for ((i = 0; i < 150; i++)); do
+      if ! kill -0 "$pid" 2>/dev/null || [[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]]; then break; fi
+      sleep 0.1
+    done
+  done
+}
+
 # start_jar LOG READY_URL JAVA_ARGS...: starts a Java process in the background, its output appended to LOG, and
 # waits until READY_URL answers (wait_http, 120 s). Its pid is in STARTED_PID and appended to the caller's PIDS (to
 # stop at exit), also when it did not become ready.
