@@ -2,10 +2,12 @@
 # Database failover under load (issue 40, docs/fault-suite.md "Database failover", docs/operations.md): a PostgreSQL 15
 # primary and a streaming standby (Debian binaries, run as postgres, data under a temp dir), HAProxy in front of them
 # standing in for CNPG's -rw Service, and the stack (./local-stack.sh, SKIP_BUILD=1, Kafka embedded) on that endpoint,
-# with a second outbox-relay replica. With captures, refunds and PSP webhooks flowing: the standby's WAL receiver is
-# paused for LAG_SECONDS (a slow replica), the primary is killed with kill -9 (postmaster and backends), the standby is
-# promoted and HAProxy repointed. The services are not restarted. Afterwards the fault suite's invariants
-# (scripts/fault-suite-invariants.sql) and the relay's single leader are checked, and the capture outage is measured.
+# with a second outbox-relay replica, and a merchant webhook endpoint on a loopback receiver (bench/WebhookReceiver.java)
+# subscribed to every event of the run's merchant. With captures, refunds, PSP webhooks and merchant webhooks flowing:
+# the standby's WAL receiver is paused for LAG_SECONDS (a slow replica), the primary is killed with kill -9 (postmaster
+# and backends), the standby is promoted and HAProxy repointed. The services are not restarted. Afterwards the fault
+# suite's invariants (scripts/fault-suite-invariants.sql), the relay's single leader and the delivery of every merchant
+# webhook are checked, and the capture outage is measured.
 #
 #   scripts/fault-failover.sh           synchronous standby (synchronous_standby_names 'ANY 1 (...)', as the
 #                                       strimzi-cnpg overlay): must pass
@@ -13,7 +15,8 @@
 #                                       writes that the failover lost (exits 1 when it lost some)
 #   env: WARM_SECONDS (10: load before the fault), LAG_SECONDS (2), DETECT_SECONDS (1: kill -9 to promotion),
 #        AFTER_SECONDS (20: load after the promotion), SETTLE_SECONDS (60), WORKERS (4), FAILOVER_PORT_BASE (25700:
-#        endpoint +0, primary +1, standby +2, services +10..+24), KEEP=1 (leave the data and results for inspection)
+#        endpoint +0, primary +1, standby +2, services +10..+25, webhook receiver +16), KEEP=1 (leave the data and
+#        results for inspection)
 # The jars must be built (./mvnw -B package -DskipTests). Needs root or the postgres user, haproxy (installed with
 # apt-get when missing and root), jq, ss.
 set -uo pipefail
@@ -25,12 +28,16 @@ WARM_SECONDS=${WARM_SECONDS:-10} LAG_SECONDS=${LAG_SECONDS:-2} DETECT_SECONDS=${
 AFTER_SECONDS=${AFTER_SECONDS:-20} SETTLE_SECONDS=${SETTLE_SECONDS:-60} WORKERS=${WORKERS:-4}
 BASE=${FAILOVER_PORT_BASE:-25700}
 EP_PORT=$BASE PRIMARY_PORT=$((BASE + 1)) STANDBY_PORT=$((BASE + 2)) RELAY2_PORT=$((BASE + 15))
-RELAY2_MANAGEMENT_PORT=$((BASE + 25))
+RELAY2_MANAGEMENT_PORT=$((BASE + 25)) RECEIVER_PORT=$((BASE + 16))
 # The fault suite's short retry schedules (scripts/fault-suite.sh says why), so that the run settles in a minute.
 export PAYMENTS_PSP_STUCK_AFTER=${PAYMENTS_PSP_STUCK_AFTER:-15s} PAYMENTS_RESOLVER_BACKOFF=${PAYMENTS_RESOLVER_BACKOFF:-2s,5s,10s,30s}
 export PAYMENTS_RESOLVER_LEASE=${PAYMENTS_RESOLVER_LEASE:-20s} REFUNDS_RETRY_INITIAL_BACKOFF=${REFUNDS_RETRY_INITIAL_BACKOFF:-2s}
 export REFUNDS_RETRY_MAX_BACKOFF=${REFUNDS_RETRY_MAX_BACKOFF:-10s} REFUNDS_SYNC_EVERY=${REFUNDS_SYNC_EVERY:-5s}
 export REFUNDS_SYNC_LEASE=${REFUNDS_SYNC_LEASE:-20s} REFUNDS_SYNC_UNSCHEDULED_AFTER=${REFUNDS_SYNC_UNSCHEDULED_AFTER:-20s}
+# Merchant webhooks likewise: a delivery whose outcome could not be recorded (the database gone mid-attempt) is sent
+# again when its lease ends, after 15 s instead of 1 min (above the 10 s attempt timeout, as the lease must be); a
+# failed attempt is retried within 1-5 s instead of 5 s, 5 min, ...
+export PAYMENTS_WEBHOOKS_LEASE=${PAYMENTS_WEBHOOKS_LEASE:-15s} PAYMENTS_WEBHOOKS_SCHEDULE=${PAYMENTS_WEBHOOKS_SCHEDULE:-1s,2s,5s}
 export API_PORT=$((BASE + 10)) RELAY_PORT=$((BASE + 11)) WORKER_PORT=$((BASE + 12)) DELIVERY_PORT=$((BASE + 13))
 export PSP_PORT=$((BASE + 14)) API_MANAGEMENT_PORT=$((BASE + 20)) RELAY_MANAGEMENT_PORT=$((BASE + 21))
 export WORKER_MANAGEMENT_PORT=$((BASE + 22)) DELIVERY_MANAGEMENT_PORT=$((BASE + 23))
@@ -157,7 +164,18 @@ start_jar "$ROOT/.local/logs/outbox-relay-2.log" "http://127.0.0.1:$RELAY2_MANAG
 KEY=$(curl -fsS -H "Authorization: Bearer $PAYMENTS_ADMIN_TOKEN" -H 'Content-Type: application/json' \
   -d '{"name":"fault failover","rateLimitPerSecond":100000}' "$API/v1/admin/merchants" | jq -r .apiKey)
 [[ $KEY == sk_* ]] || die "could not create the merchant"
-say "stack ready"
+# The merchant's webhook endpoint, every event type, on a receiver that answers 200 at once and checks each signature
+# (Vert.x from webhook-delivery's own jars).
+ENDPOINT=$(curl -fsS -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+  -d "{\"url\":\"http://127.0.0.1:$RECEIVER_PORT/hooks\",\"events\":[\"*\"]}" "$API/v1/webhook_endpoints")
+ENDPOINT_ID=$(jq -r .id <<<"$ENDPOINT")
+WEBHOOK_SECRET=$(jq -r .secret <<<"$ENDPOINT")
+[[ $WEBHOOK_SECRET == whsec_* ]] || die "could not register the webhook endpoint: $ENDPOINT"
+"$JAVA" -Xmx128m -cp "$ROOT/webhook-delivery/target/quarkus-app/lib/main/*" bench/WebhookReceiver.java "$RECEIVER_PORT" \
+  "$WEBHOOK_SECRET" >"$OUT/receiver.log" 2>&1 &
+PIDS+=($!)
+wait_http "http://127.0.0.1:$RECEIVER_PORT/stats" 120 "$!" "$OUT/receiver.log" || die "the webhook receiver did not start"
+say "stack ready; merchant webhooks to :$RECEIVER_PORT (endpoint $ENDPOINT_ID)"
 
 # --- 3. Load: captures retried with the same key until answered (each answer logged with its time), refunds --
 STOP=$OUT/stop
@@ -237,6 +255,13 @@ wait "${WORKER_PIDS[@]}"
 curl -fsS -o /dev/null -X DELETE "$PSP/test/faults"
 
 # --- 5. Settle -------------------------------------------------------------------------------------------------
+# The merchant's events (merchant_events: every payment-events row, written with it) of a type that has webhooks
+# (webhook-delivery's FanOutConsumer.TYPES) without a SUCCEEDED delivery to the endpoint: not fanned out yet, pending,
+# or given up.
+UNDELIVERED="SELECT count(*) FROM merchant_events e WHERE e.merchant_id = (SELECT merchant_id FROM webhook_endpoints
+  WHERE id = '$ENDPOINT_ID') AND e.type IN ('PaymentCaptured', 'PaymentFailed', 'PaymentDisputed', 'RefundSucceeded',
+  'RefundFailed') AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = '$ENDPOINT_ID' AND
+  d.event_id = e.id AND d.status = 'SUCCEEDED')"
 deadline=$((SECONDS + SETTLE_SECONDS))
 unsettled() {
   local pending
@@ -245,6 +270,7 @@ unsettled() {
     + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
     + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN') AND NOT EXISTS
       (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text))
+    + ($UNDELIVERED)
     + ${pending:-1}" 2>/dev/null
 }
 until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 2; done
@@ -285,6 +311,14 @@ bad_refunds=$(cat "$OUT"/results/w*.refunds 2>/dev/null | awk '$2 !~ /^(202|409|
 INVARIANTS=$((INVARIANTS + 1))
 VIOLATIONS=$((VIOLATIONS + bad_refunds))
 printf '%-70s %s\n' "refunds answered only 202/409/422/429/503 (no 500, no lost answer)" "$bad_refunds"
+# Merchant webhooks: every event of the run delivered (its delivery SUCCEEDED, at least one attempt answered 2xx),
+# the receiver got a request for each and every signature verified; no event at all would make this trivially 0.
+check "every merchant webhook event delivered to the endpoint" \
+  "SELECT ($UNDELIVERED) + (SELECT CASE WHEN count(*) = 0 THEN 1 ELSE 0 END FROM webhook_deliveries WHERE endpoint_id = '$ENDPOINT_ID');"
+WEBHOOKS_DELIVERED=$(sql -c "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = '$ENDPOINT_ID' AND status = 'SUCCEEDED'")
+read -r RECEIVED BAD_SIGNATURES < <(curl -fsS "http://127.0.0.1:$RECEIVER_PORT/stats" || echo "0 1")
+count_violations "receiver: a request per delivery ($RECEIVED for $WEBHOOKS_DELIVERED), every signature valid" \
+  "$((BAD_SIGNATURES + (RECEIVED < WEBHOOKS_DELIVERED ? WEBHOOKS_DELIVERED - RECEIVED : 0)))"
 lost=$(evidence_sql "SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id::text = c.payment_id);")
 
 # --- 7. Figures ------------------------------------------------------------------------------------------------
@@ -305,6 +339,11 @@ say "slowest capture answer in that window: $(awk -v a="$T_LAG" -v b="$window_en
 say "acknowledged payments (201/202/402) missing after the failover: $lost"
 say "payments: $(sql -c "SELECT string_agg(status || '=' || n, ' ') FROM (SELECT status, count(*) n FROM payments GROUP BY status ORDER BY status) t")"
 say "refunds: $(sql -c "SELECT coalesce(string_agg(status || '=' || n, ' '), 'none') FROM (SELECT status, count(*) n FROM refunds GROUP BY status ORDER BY status) t"); PSP webhooks stored: $(sql -c 'SELECT count(*) FROM psp_webhook_events')"
+say "merchant webhooks: $(sql -c "SELECT format('%s events, %s deliveries SUCCEEDED, %s attempts (%s failed)', (SELECT count(*) FROM merchant_events
+  WHERE merchant_id = w.merchant_id), (SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = w.id AND status = 'SUCCEEDED'),
+  count(a.delivery_id), count(a.delivery_id) FILTER (WHERE a.outcome <> 'SUCCEEDED')) FROM webhook_endpoints w LEFT JOIN webhook_deliveries d ON
+  d.endpoint_id = w.id LEFT JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE w.id = '$ENDPOINT_ID' GROUP BY w.id,
+  w.merchant_id"); the receiver got $RECEIVED requests, $BAD_SIGNATURES badly signed"
 echo
 echo "capture requests:     $(wc -l <"$OUT/captures.txt")"
 echo "invariants checked:   $INVARIANTS"

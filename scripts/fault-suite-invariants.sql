@@ -17,8 +17,9 @@ SELECT count(*) FROM payments p LEFT JOIN psp ON psp.reference = p.id::text WHER
 SELECT count(*) FROM payments p JOIN psp ON psp.reference = p.id::text WHERE p.status = 'FAILED' AND
   psp.charge_movements <> 0;
 
--- name: refunded_amount <= amount
-SELECT count(*) FROM payments WHERE refunded_amount > amount;
+-- name: refunded_amount <= captured amount
+-- (coalesce(captured_amount, amount): a MANUAL payment may capture less than it authorized, V98)
+SELECT count(*) FROM payments WHERE refunded_amount > coalesce(captured_amount, amount);
 
 -- name: refunded_amount = reserved + succeeded refunds
 SELECT count(*) FROM payments p WHERE refunded_amount <> (SELECT coalesce(sum(amount), 0) FROM refunds r WHERE
@@ -37,15 +38,15 @@ SELECT count(*) FROM refunds r WHERE (r.status = 'SUCCEEDED') <> EXISTS (SELECT 
 
 -- name: ledger psp_receivable = captured - refunded, per currency
 -- (without the reconciler's FEE transactions: the upgrade scenario's walkthroughs reconcile before the check)
-SELECT count(*) FROM (SELECT currency, sum(amount) AS want FROM (SELECT currency, amount FROM payments WHERE status
-  = 'CAPTURED' UNION ALL SELECT currency, -amount FROM refunds WHERE status = 'SUCCEEDED') x GROUP BY currency) w
+SELECT count(*) FROM (SELECT currency, sum(amount) AS want FROM (SELECT currency, coalesce(captured_amount, amount) AS
+  amount FROM payments WHERE status = 'CAPTURED' UNION ALL SELECT currency, -amount FROM refunds WHERE status = 'SUCCEEDED') x GROUP BY currency) w
   FULL JOIN (SELECT e.currency, sum(e.amount) AS got FROM ledger_entries e JOIN ledger_transactions t ON t.id =
   e.transaction_id WHERE e.account = 'psp_receivable' AND t.kind <> 'FEE' GROUP BY e.currency) g USING (currency)
   WHERE coalesce(want, 0) <> coalesce(got, 0);
 
 -- name: ledger merchant_payable per merchant = -(captured - refunded)
-SELECT count(*) FROM (SELECT merchant_id, currency, sum(amount) AS want FROM (SELECT merchant_id, currency, -amount
-  AS amount FROM payments WHERE status = 'CAPTURED' UNION ALL SELECT merchant_id, currency, amount FROM refunds
+SELECT count(*) FROM (SELECT merchant_id, currency, sum(amount) AS want FROM (SELECT merchant_id, currency,
+  -coalesce(captured_amount, amount) AS amount FROM payments WHERE status = 'CAPTURED' UNION ALL SELECT merchant_id, currency, amount FROM refunds
   WHERE status = 'SUCCEEDED') x GROUP BY merchant_id, currency) w FULL JOIN (SELECT t.merchant_id, e.currency,
   sum(e.amount) AS got FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id WHERE e.account =
   'merchant_payable' GROUP BY t.merchant_id, e.currency) g USING (merchant_id, currency) WHERE coalesce(want, 0) <>
@@ -104,6 +105,15 @@ SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 
 -- name: answered status matches or moved on (201 CAPTURED, 402 FAILED)
 SELECT count(*) FROM client c JOIN payments p ON p.id::text = c.payment_id WHERE (c.code = '201' AND p.status <>
   'CAPTURED') OR (c.code = '402' AND p.status <> 'FAILED');
+
+-- name: no idempotency key maps to two payments
+-- The key's row names the payment its client was answered (a key row lost and claimed again by a retry names another
+-- one), and, since each client key carries an orderId of its own, no two payments of the clients' merchant share an
+-- order_id (a second payment created under one key, whichever payment its row names).
+SELECT (SELECT count(*) FROM client c JOIN payments p ON p.id::text = c.payment_id LEFT JOIN idempotency_keys k ON
+  k.merchant_id = p.merchant_id AND k.key = c.key WHERE k.resource_id IS DISTINCT FROM p.id) + (SELECT count(*) FROM
+  (SELECT 1 FROM payments WHERE merchant_id IN (SELECT p.merchant_id FROM client c JOIN payments p ON p.id::text =
+  c.payment_id) GROUP BY merchant_id, order_id HAVING count(*) > 1) t);
 
 -- name: every client key answered (retried until settled)
 SELECT count(*) FROM client WHERE payment_id = '';
