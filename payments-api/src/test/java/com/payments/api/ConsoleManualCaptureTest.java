@@ -72,10 +72,11 @@ class ConsoleManualCaptureTest {
         assertThat(fact(story, "payment-captured")).startsWith("6.00 EUR at 20");
         List<String> timeline = timeline(story);
         assertThat(timeline).anyMatch(e -> e.startsWith("api|payment created|") && e.contains("manual capture"));
-        assertThat(titles(story)).containsSubsequence(
-                "transition|AUTHORIZING → AUTHORIZED: authorized 1000 EUR",
-                "transition|AUTHORIZED → CAPTURING: capture started",
-                "transition|CAPTURING → CAPTURED: captured 600 of 1000 EUR");
+        assertThat(titles(story))
+                .containsSubsequence(
+                        "transition|AUTHORIZING → AUTHORIZED: authorized 1000 EUR",
+                        "transition|AUTHORIZED → CAPTURING: capture started",
+                        "transition|CAPTURING → CAPTURED: captured 600 of 1000 EUR");
         assertThat(timeline).anyMatch(e -> e.startsWith("ledger|ledger CAPTURE psp_receivable 600|"));
 
         String voided = story(session, canceled);
@@ -107,8 +108,8 @@ class ConsoleManualCaptureTest {
         UUID merchant = merchant();
         // all created long ago, so that they are among the oldest (the page lists the oldest 100)
         // an authorization in flight for 30 days: stuck
-        UUID authorizingStuck = UUID.fromString(query(
-                "INSERT INTO payments (merchant_id, order_id, amount, currency, source, capture_method, status,"
+        UUID authorizingStuck = UUID.fromString(
+                query("INSERT INTO payments (merchant_id, order_id, amount, currency, source, capture_method, status,"
                         + " created_at, updated_at) VALUES ('" + merchant + "', '" + order + "', 1000, 'EUR',"
                         + " 'tok_visa', 'MANUAL', 'AUTHORIZING', now() - interval '30 days',"
                         + " now() - interval '30 days') RETURNING id"));
@@ -141,8 +142,9 @@ class ConsoleManualCaptureTest {
         assertThat(rows.get(cancelingUnknown.toString())).startsWith("CANCELING|MANUAL|10.00 EUR|-|");
         assertThat(rows.get(expiringUnknown.toString())).startsWith("EXPIRING|MANUAL|10.00 EUR|-|");
         assertThat(rows.get(capturingUnknown.toString())).endsWith("|TimeoutException");
-        assertThat(rows).doesNotContainKeys(
-                authorizingInFlight.toString(), capturingInFlight.toString(), authorized.toString());
+        assertThat(rows)
+                .doesNotContainKeys(
+                        authorizingInFlight.toString(), capturingInFlight.toString(), authorized.toString());
         Matcher count = Pattern.compile("<strong id=\"count-unresolved\">(\\d+)</strong>")
                 .matcher(live);
         assertThat(count.find()).isTrue();
@@ -179,15 +181,16 @@ class ConsoleManualCaptureTest {
                 case "AUTHORIZED" ->
                     exec("UPDATE payments SET status = 'AUTHORIZED', psp_reference = 'ch_" + id + "'" + where);
                 case "CAPTURING" -> exec("UPDATE payments SET status = 'CAPTURING', captured_amount = 600" + where);
-                case "CAPTURED" -> pool.withTransaction(c -> c.query(
-                                        "UPDATE payments SET status = 'CAPTURED', captured_at = now()" + where)
-                                .execute()
-                                .flatMap(r -> c.query("SELECT book_ledger_transaction('CAPTURE', 'psp_receivable',"
-                                                + " 'merchant_payable', '" + id + "', '" + merchant
-                                                + "', 'payment captured', 600, 'EUR', false)")
-                                        .execute()))
-                        .await()
-                        .indefinitely();
+                case "CAPTURED" ->
+                    pool.withTransaction(c -> c.query(
+                                            "UPDATE payments SET status = 'CAPTURED', captured_at = now()" + where)
+                                    .execute()
+                                    .flatMap(r -> c.query("SELECT book_ledger_transaction('CAPTURE', 'psp_receivable',"
+                                                    + " 'merchant_payable', '" + id + "', '" + merchant
+                                                    + "', 'payment captured', 600, 'EUR', false)")
+                                            .execute()))
+                            .await()
+                            .indefinitely();
                 default -> exec("UPDATE payments SET status = '" + step + "'" + where);
             }
         }
@@ -199,8 +202,13 @@ class ConsoleManualCaptureTest {
     }
 
     private String query(String sql) {
-        return String.valueOf(
-                pool.query(sql).execute().await().indefinitely().iterator().next().getValue(0));
+        return String.valueOf(pool.query(sql)
+                .execute()
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getValue(0));
     }
 
     private String story(String session, UUID payment) {

@@ -125,21 +125,22 @@ final class Fixture {
                             "UPDATE payments SET status = 'CAPTURING', captured_amount = ? WHERE id = ?::uuid",
                             captured,
                             id);
-                case "CAPTURED" -> inTransaction(c -> {
-                    try (PreparedStatement ps = c.prepareStatement(
-                            "UPDATE payments SET status = 'CAPTURED', captured_at = ?::timestamptz WHERE id = ?::uuid")) {
-                        bind(ps, capturedAt.toString(), id);
-                        ps.executeUpdate();
-                    }
-                    try (PreparedStatement ps = c.prepareStatement(
-                            """
+                case "CAPTURED" ->
+                    inTransaction(c -> {
+                        try (PreparedStatement ps = c.prepareStatement(
+                                "UPDATE payments SET status = 'CAPTURED', captured_at = ?::timestamptz WHERE id = ?::uuid")) {
+                            bind(ps, capturedAt.toString(), id);
+                            ps.executeUpdate();
+                        }
+                        try (PreparedStatement ps = c.prepareStatement(
+                                """
                             SELECT book_ledger_transaction('CAPTURE', 'psp_receivable', 'merchant_payable', ?, ?::uuid,
                                                            'payment captured', ?, ?, false)
                             """)) {
-                        bind(ps, id, merchantId, captured, currency);
-                        ps.execute();
-                    }
-                });
+                            bind(ps, id, merchantId, captured, currency);
+                            ps.execute();
+                        }
+                    });
                 default -> update("UPDATE payments SET status = ? WHERE id = ?::uuid", step, id);
             }
         }

@@ -134,7 +134,8 @@ class ManualCaptureReconciliationTest {
                 .containsExactly(List.of("CAPTURING", "600"));
         assertThat(fx.rows("SELECT status, captured_amount FROM payments WHERE id = ?::uuid", capturing))
                 .containsExactly(List.of("CAPTURING", "600"));
-        assertThat(fx.rows("SELECT count(*) FROM ledger_transactions WHERE kind = 'CAPTURE' AND reference = ?", capturing))
+        assertThat(fx.rows(
+                        "SELECT count(*) FROM ledger_transactions WHERE kind = 'CAPTURE' AND reference = ?", capturing))
                 .containsExactly(List.of("0"));
         assertThat(fx.rows("SELECT count(*) FROM outbox WHERE key = ?", capturing))
                 .containsExactly(List.of("0"));
