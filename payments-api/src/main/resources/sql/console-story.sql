@@ -9,11 +9,29 @@ WITH p AS (SELECT * FROM payments WHERE id = $1),
            FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
           WHERE (t.kind, t.reference) IN (SELECT kind, ref FROM refs))
 SELECT created_at AS at, 'api' AS source, 'payment created' AS title,
-       format('order %s, %s %s, source %s', order_id, amount, currency, source) AS detail FROM p
+       format('order %s, %s %s, source %s', order_id, amount, currency, source)
+           || CASE WHEN capture_method = 'MANUAL' THEN ', manual capture: authorize now, capture later' ELSE '' END
+           AS detail FROM p
 UNION ALL
-SELECT at, 'transition', format('%s → %s', from_status, to_status),
-       format('attempt %s, by %s', attempt, coalesce(actor, 'api'))
-  FROM payment_transitions WHERE payment_id = $1
+-- A manual payment's transitions also say what happened to its authorization (V98, docs/operations.md). Only one
+-- capture of an authorization succeeds, so the payment's captured_amount is the one of its CAPTURING -> CAPTURED.
+SELECT t.at, 'transition',
+       format('%s → %s', t.from_status, t.to_status) || coalesce(': ' || CASE t.from_status || '>' || t.to_status
+           WHEN 'AUTHORIZING>AUTHORIZED' THEN format('authorized %s %s', p.amount, p.currency)
+           WHEN 'AUTHORIZING>FAILED' THEN 'authorization failed'
+           WHEN 'AUTHORIZED>CAPTURING' THEN 'capture started'
+           WHEN 'CAPTURING>CAPTURED' THEN format('captured %s of %s %s', p.captured_amount, p.amount, p.currency)
+           WHEN 'CAPTURING>AUTHORIZED' THEN 'capture not made, the authorization stands'
+           WHEN 'CAPTURING>EXPIRED' THEN 'capture refused, the authorization had lapsed'
+           WHEN 'AUTHORIZED>CANCELING' THEN 'void started (cancel)'
+           WHEN 'CANCELING>CANCELED' THEN 'authorization voided (canceled)'
+           WHEN 'CANCELING>AUTHORIZED' THEN 'void not made, the authorization stands'
+           WHEN 'AUTHORIZED>EXPIRING' THEN 'void started (expiry)'
+           WHEN 'EXPIRING>EXPIRED' THEN 'authorization voided (expired)'
+           WHEN 'EXPIRING>AUTHORIZED' THEN 'void not made, the authorization stands'
+       END, ''),
+       format('attempt %s, by %s', t.attempt, coalesce(t.actor, 'api'))
+  FROM payment_transitions t, p WHERE t.payment_id = $1
 UNION ALL
 SELECT c.started_at, 'psp',
        format('PSP %s: %s', CASE WHEN c.kind = 'charge' AND c.attempt > 0 THEN 'charge re-sent' ELSE c.kind END,

@@ -3,6 +3,10 @@
 -- and REFUND_FAILURE lines of the date's file, classified into outcomes. A CHARGEBACK or REFUND_FAILURE line has no
 -- row of ours to join (we record no disputes, and a failed refund is not SUCCEEDED): it is classified by what we hold
 -- under its reference. The three parameters are bound once, in params.
+-- A payment's settled amount is what it captured, coalesce(captured_amount, amount): a manual capture of less than the
+-- authorization settles at the captured amount. Only CAPTURED payments are ours to settle: an authorization (and its
+-- cancel or expiry) moves no money and is never in a file, so AUTHORIZED, CANCELED, EXPIRED and the in-flight states
+-- are never MISSING_AT_PSP; a line for one of them is a STATUS_MISMATCH (docs/reconciler.md).
 CREATE TEMP TABLE recon_result ON COMMIT DROP AS
 WITH params AS (
     SELECT business_date, match_window, late_resolution_days,
@@ -11,8 +15,8 @@ WITH params AS (
       FROM (VALUES (?::date, make_interval(secs => ?::float8), ?::int))
            AS v (business_date, match_window, late_resolution_days)
 ), ours AS (
-    SELECT 'CHARGE'::text AS kind, p.id::text AS reference, p.amount, p.currency::text AS currency,
-           p.captured_at AS at
+    SELECT 'CHARGE'::text AS kind, p.id::text AS reference, coalesce(p.captured_amount, p.amount) AS amount,
+           p.currency::text AS currency, p.captured_at AS at
       FROM payments p, params
      WHERE p.status = 'CAPTURED'
        AND p.captured_at >= params.day_start - params.match_window AND p.captured_at < params.day_end
@@ -87,7 +91,8 @@ SELECT j.*, x.status AS internal_status, x.amount AS other_amount, x.currency AS
   FROM joined j
  CROSS JOIN params
   LEFT JOIN LATERAL (
-      SELECT p.status, p.amount, p.currency::text AS currency, p.psp_reference
+      SELECT p.status, coalesce(p.captured_amount, p.amount) AS amount, p.currency::text AS currency,
+             p.psp_reference
         FROM payments p
        WHERE j.kind IN ('CHARGE', 'CHARGEBACK') AND j.internal_amount IS NULL AND p.id = try_uuid(j.reference)
       UNION ALL

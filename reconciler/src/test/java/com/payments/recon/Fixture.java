@@ -14,6 +14,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -82,6 +83,88 @@ final class Fixture {
                 pspReference,
                 capturedAt.toString());
         return id;
+    }
+
+    /** How the tests reach each state of a MANUAL payment from AUTHORIZING, by the schema's transitions only (V98). */
+    private static final Map<String, List<String>> MANUAL_PATHS = Map.of(
+            "AUTHORIZING", List.of(),
+            "AUTHORIZED", List.of("AUTHORIZED"),
+            "CAPTURING", List.of("AUTHORIZED", "CAPTURING"),
+            "CAPTURED", List.of("AUTHORIZED", "CAPTURING", "CAPTURED"),
+            "CANCELING", List.of("AUTHORIZED", "CANCELING"),
+            "CANCELED", List.of("AUTHORIZED", "CANCELING", "CANCELED"),
+            "EXPIRING", List.of("AUTHORIZED", "EXPIRING"),
+            "EXPIRED", List.of("AUTHORIZED", "EXPIRING", "EXPIRED"));
+
+    /**
+     * A MANUAL payment (authorize now, capture later) of {@code authorized}, inserted AUTHORIZING and moved step by
+     * step to {@code status} as the services move it: the PSP's reference {@code ch_<id>} with the authorization, a
+     * capture of {@code captured} (unused before CAPTURING) and, when it ends CAPTURED at {@code capturedAt}, its
+     * CAPTURE ledger transaction of the captured amount in the same transaction.
+     */
+    String manual(String status, long authorized, long captured, String currency, Instant capturedAt) {
+        String id = UUID.randomUUID().toString();
+        update(
+                """
+                INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, capture_method, status)
+                VALUES (?::uuid, ?::uuid, 'o-' || ?, ?, ?, 'tok_visa', 'MANUAL', 'AUTHORIZING')
+                """,
+                id,
+                merchantId,
+                id,
+                authorized,
+                currency);
+        for (String step : MANUAL_PATHS.get(status)) {
+            switch (step) {
+                case "AUTHORIZED" ->
+                    update(
+                            "UPDATE payments SET status = 'AUTHORIZED', psp_reference = 'ch_' || id WHERE id = ?::uuid",
+                            id);
+                case "CAPTURING" ->
+                    update(
+                            "UPDATE payments SET status = 'CAPTURING', captured_amount = ? WHERE id = ?::uuid",
+                            captured,
+                            id);
+                case "CAPTURED" ->
+                    inTransaction(c -> {
+                        try (PreparedStatement ps = c.prepareStatement(
+                                "UPDATE payments SET status = 'CAPTURED', captured_at = ?::timestamptz WHERE id = ?::uuid")) {
+                            bind(ps, capturedAt.toString(), id);
+                            ps.executeUpdate();
+                        }
+                        try (PreparedStatement ps = c.prepareStatement(
+                                """
+                            SELECT book_ledger_transaction('CAPTURE', 'psp_receivable', 'merchant_payable', ?, ?::uuid,
+                                                           'payment captured', ?, ?, false)
+                            """)) {
+                            bind(ps, id, merchantId, captured, currency);
+                            ps.execute();
+                        }
+                    });
+                default -> update("UPDATE payments SET status = ? WHERE id = ?::uuid", step, id);
+            }
+        }
+        return id;
+    }
+
+    interface Work {
+        void run(Connection c) throws SQLException;
+    }
+
+    /** {@code work} on one connection in one transaction (the schema's deferred checks run at its commit). */
+    void inTransaction(Work work) {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                work.run(c);
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     String payment(String status, long amount, String currency) {

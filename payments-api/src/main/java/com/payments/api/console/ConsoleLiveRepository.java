@@ -35,14 +35,16 @@ public class ConsoleLiveRepository {
     }
 
     /**
-     * A payment or refund that is not settled yet and when it is tried next: an UNKNOWN or stuck PROCESSING payment
-     * (its {@code paymentId} is its own id), or a PENDING refund.
+     * A payment or refund that is not settled yet and when it is tried next: an unresolved payment (its {@code
+     * paymentId} is its own id; {@code capturedAmount} what a capture in flight asks for), or a PENDING refund.
      */
     public record InFlight(
             UUID id,
             String status,
+            String captureMethod,
             UUID paymentId,
             long amount,
+            Long capturedAmount,
             String currency,
             OffsetDateTime createdAt,
             int attempts,
@@ -52,8 +54,10 @@ public class ConsoleLiveRepository {
             return new InFlight(
                     r.getUUID("id"),
                     r.getString("status"),
+                    r.getString("capture_method"),
                     r.getUUID("payment_id"),
                     r.getLong("amount"),
+                    r.getLong("captured_amount"),
                     r.getString("currency"),
                     r.getOffsetDateTime("created_at"),
                     r.getInteger("attempts"),
@@ -62,18 +66,41 @@ public class ConsoleLiveRepository {
         }
     }
 
-    /** UNKNOWN payments and PROCESSING ones older than {@code stuckAfter}, oldest first (at most {@code limit}). */
+    /** An automatic payment unresolved: UNKNOWN, or PROCESSING for longer than stuck-after ({@code $1} seconds). */
+    private static final String AUTOMATIC_UNRESOLVED =
+            """
+            status IN ('PROCESSING', 'UNKNOWN')
+               AND (status = 'UNKNOWN' OR created_at < now() - make_interval(secs => $1))""";
+
+    /**
+     * A manual payment whose PSP call (authorization, capture, void, expiry's void) has no recorded outcome: unknown
+     * (a {@code last_error}, as UNKNOWN), or in flight for longer than stuck-after since the call's state began (its
+     * {@code updated_at}: the trigger sets it with the transition; the payment itself may be days old). Counted in a
+     * statement of its own, so that the automatic one keeps to its partial indexes; the manual states' partial index
+     * comes with the resolver's work on them (docs/operations.md, "Payment states").
+     */
+    private static final String MANUAL_UNRESOLVED =
+            """
+            status IN ('AUTHORIZING', 'CAPTURING', 'CANCELING', 'EXPIRING')
+               AND (last_error IS NOT NULL OR updated_at < now() - make_interval(secs => $1))""";
+
+    private static final String UNRESOLVED_COLUMNS =
+            """
+            id, status, capture_method, id AS payment_id, amount,
+                   CASE WHEN status = 'CAPTURING' THEN captured_amount END AS captured_amount, currency, created_at,
+                   attempts, next_attempt_at, last_error""";
+
+    private static final String UNRESOLVED =
+            """
+            SELECT %s FROM payments WHERE %s
+            UNION ALL
+            SELECT %s FROM payments WHERE %s
+            ORDER BY created_at, id LIMIT $2"""
+                    .formatted(UNRESOLVED_COLUMNS, AUTOMATIC_UNRESOLVED, UNRESOLVED_COLUMNS, MANUAL_UNRESOLVED);
+
+    /** Unresolved payments of both capture methods, oldest first (at most {@code limit}). */
     public Uni<List<InFlight>> unresolved(Duration stuckAfter, int limit) {
-        return list(
-                pool,
-                """
-                SELECT id, status, id AS payment_id, amount, currency, created_at, attempts, next_attempt_at, last_error
-                  FROM payments
-                 WHERE status IN ('PROCESSING', 'UNKNOWN')
-                   AND (status = 'UNKNOWN' OR created_at < now() - make_interval(secs => $1))
-                 ORDER BY created_at, id LIMIT $2""",
-                Tuple.of(seconds(stuckAfter), limit),
-                InFlight::from);
+        return list(pool, UNRESOLVED, Tuple.of(seconds(stuckAfter), limit), InFlight::from);
     }
 
     /** PENDING refunds, oldest first (at most {@code limit}). */
@@ -81,7 +108,8 @@ public class ConsoleLiveRepository {
         return list(
                 pool,
                 """
-                SELECT id, status, payment_id, amount, currency, created_at, attempts, next_attempt_at, last_error
+                SELECT id, status, NULL AS capture_method, payment_id, amount, NULL::bigint AS captured_amount,
+                       currency, created_at, attempts, next_attempt_at, last_error
                   FROM refunds
                  WHERE status = 'PENDING' ORDER BY created_at, id LIMIT $1""",
                 Tuple.of(limit),
@@ -100,17 +128,21 @@ public class ConsoleLiveRepository {
             long deadLetters,
             OffsetDateTime latestDeadLetter) {}
 
+    private static final String COUNTS =
+            """
+            SELECT (SELECT count(*) FROM payments WHERE %s)
+                   + (SELECT count(*) FROM payments WHERE %s) AS unresolved,
+                   (SELECT count(*) FROM refunds WHERE status = 'PENDING') AS pending,
+                   (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent,
+                   (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL) AS oldest_unsent,
+                   (SELECT count(*) FROM refund_dead_letters) AS dead_letters,
+                   (SELECT max(dead_lettered_at) FROM refund_dead_letters) AS latest_dead_letter"""
+                    .formatted(AUTOMATIC_UNRESOLVED, MANUAL_UNRESOLVED);
+
     public Uni<Counts> counts(Duration stuckAfter) {
         return ConsoleSql.first(
                 pool,
-                """
-                SELECT (SELECT count(*) FROM payments WHERE status IN ('PROCESSING', 'UNKNOWN')
-                           AND (status = 'UNKNOWN' OR created_at < now() - make_interval(secs => $1))) AS unresolved,
-                       (SELECT count(*) FROM refunds WHERE status = 'PENDING') AS pending,
-                       (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent,
-                       (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL) AS oldest_unsent,
-                       (SELECT count(*) FROM refund_dead_letters) AS dead_letters,
-                       (SELECT max(dead_lettered_at) FROM refund_dead_letters) AS latest_dead_letter""",
+                COUNTS,
                 Tuple.of(seconds(stuckAfter)),
                 r -> new Counts(
                         r.getLong("unresolved"),

@@ -9,6 +9,7 @@ import com.payments.api.console.ConsoleLiveRepository.OpenByReason;
 import com.payments.api.console.ConsoleOperationsRepository.AuditRow;
 import com.payments.api.console.ConsoleOperationsRepository.OpsItem;
 import com.payments.api.console.ConsolePaymentsRepository.Event;
+import com.payments.api.console.ConsolePaymentsRepository.Listed;
 import com.payments.api.console.ConsolePaymentsRepository.PaymentRow;
 import com.payments.api.console.ConsoleReconRepository.Break;
 import com.payments.api.console.ConsoleReconRepository.Run;
@@ -26,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Function;
 
 /**
@@ -62,7 +62,7 @@ public class ConsolePages {
 
         static native TemplateInstance item(Session session, OpsItem item, List<AuditRow> audit, String message);
 
-        static native TemplateInstance payments(Session session, String query, List<UUID> matches);
+        static native TemplateInstance payments(Session session, String query, List<Listed> matches);
 
         static native TemplateInstance story(Session session, PaymentRow payment, List<Event> events);
 

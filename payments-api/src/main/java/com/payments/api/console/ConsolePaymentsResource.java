@@ -58,7 +58,8 @@ public class ConsolePaymentsResource {
             return payments.findPayments(query)
                     .flatMap(matches -> matches.size() == 1
                             ? Uni.createFrom()
-                                    .item(Response.seeOther(URI.create("/console/payments/" + matches.get(0)))
+                                    .item(Response.seeOther(URI.create("/console/payments/"
+                                                    + matches.get(0).id()))
                                             .build())
                             : render(Templates.payments(session, query, matches), 200));
         });
