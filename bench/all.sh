@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Every benchmark behind one entry point, then one table. Each script also runs on its own (see its header).
+# Most benchmarks behind one entry point, then one table: capture, capture SQL alone, refund reservations, relay,
+# reconciliation, sandbox, webhook delivery, resident memory under load. Not here, each run alone:
+# bench/native-vs-jvm.sh (needs native executables) and bench/refund-execution.sh (refunds executed end to end at a
+# given PSP latency). Each script also runs on its own (see its header).
 # Logs: target/bench/<name>.log. Only measured numbers are printed; a benchmark that fails shows "failed".
 #
-#   bench/all.sh                  # builds once, then runs everything (13 minutes on 2 cores on 2026-12-01, before the
+#   bench/all.sh                  # builds once, then runs them all (13 minutes on 2 cores on 2026-12-01, before the
 #                                 # webhook-delivery benchmark joined; not timed since)
 #   SKIP_BUILD=1 LINES=200000 bench/all.sh   # uses the jars as they are
 # The memory part runs ./local-stack.sh on its ports (API_PORT, API_MANAGEMENT_PORT, ... as local-stack.sh reads
@@ -57,7 +60,7 @@ sample_rss() { # LOAD_PID: records each service's RSS in PEAK; succeeds once the
 if wait_file .local/ready 300 "$STACK"; then
   while read -r module pid; do STACK_PID[$module]=$pid; done <.local/pids
   # a merchant without a practical rate limit (the demo merchants' limit would turn most of the load into 429s)
-  KEY=$(curl -fs -X POST "http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin/merchants" \
+  KEY=$(curl -fs --max-time 30 -X POST "http://127.0.0.1:$API_MANAGEMENT_PORT/v1/admin/merchants" \
     -H "Authorization: Bearer $PAYMENTS_ADMIN_TOKEN" \
     -H 'Content-Type: application/json' -d '{"name":"bench-memory","rateLimitPerSecond":1000000}' |
     sed -E 's/.*"apiKey":"([^"]+)".*/\1/')

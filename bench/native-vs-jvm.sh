@@ -24,6 +24,8 @@ BASE_PORT=${BASE_PORT:-18100}
 DURATION=${DURATION:-20s}
 WARMUP=${WARMUP:-20s}
 CONNECTIONS=${CONNECTIONS:-16}
+IDLE_AFTER=${IDLE_AFTER:-5}         # seconds after the last service is ready that idle memory is read
+RECON_TIMEOUT=${RECON_TIMEOUT:-600} # seconds the reconciler run may take
 ADMIN_TOKEN=bench-operator-token-$RANDOM$RANDOM
 SERVICES=(psp-sandbox payments-api outbox-relay refunds-worker webhook-delivery)
 declare -A PORT=([payments-api]=$BASE_PORT [outbox-relay]=$((BASE_PORT + 2)) [refunds-worker]=$((BASE_PORT + 4))
@@ -70,7 +72,11 @@ for mode in $MODES; do
   # the migration Job (schema owner), then the services as the application role
   # shellcheck disable=SC2046,SC2091
   QUARKUS_INIT_AND_EXIT=true QUARKUS_FLYWAY_MIGRATE_AT_START=true QUARKUS_DATASOURCE_USERNAME=$PAYMENTS_PG_USER \
-    QUARKUS_DATASOURCE_PASSWORD=$PAYMENTS_PG_PASSWORD $(command_of "$mode" payments-api) >"$LOGDIR/$mode-migrate.log" 2>&1
+    QUARKUS_DATASOURCE_PASSWORD=$PAYMENTS_PG_PASSWORD $(command_of "$mode" payments-api) >"$LOGDIR/$mode-migrate.log" 2>&1 &
+  migration=$!
+  PIDS+=("$migration")
+  wait_exit "$migration" 300 "the migration Job" ||
+    { echo "the migration failed (log: $LOGDIR/$mode-migrate.log)" >&2; exit 1; }
   export QUARKUS_DATASOURCE_USERNAME=$PAYMENTS_PG_APP_USER QUARKUS_DATASOURCE_PASSWORD=$PAYMENTS_PG_APP_PASSWORD
   declare -A PID=() READY=() IDLE=() PEAK=() STARTED=()
   for s in "${services[@]}"; do
@@ -90,12 +96,13 @@ for mode in $MODES; do
     READY[$s]=$(($(millis) - t0))
     STARTED[$s]=$(grep -o 'started in [0-9.]*s' "$LOGDIR/$mode-$s.log" | head -n 1 | cut -d' ' -f3)
   done
-  sleep 5
+  # Not a wait for anything: idle memory is read IDLE_AFTER seconds after the last service is ready (docs/benchmarks.md).
+  sleep "$IDLE_AFTER"
   for s in "${services[@]}"; do IDLE[$s]=$(rss_mib "${PID[$s]}"); done
-  KEY=$(curl -fs -X POST "http://127.0.0.1:${MANAGEMENT[payments-api]}/v1/admin/merchants" \
+  KEY=$(curl -fs --max-time 30 -X POST "http://127.0.0.1:${MANAGEMENT[payments-api]}/v1/admin/merchants" \
     -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
     -d '{"name":"bench","rateLimitPerSecond":1000000}' | sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
-  SECRET=$(curl -fs -X POST "$API/v1/webhook_endpoints" -H "Authorization: Bearer $KEY" \
+  SECRET=$(curl -fs --max-time 30 -X POST "$API/v1/webhook_endpoints" -H "Authorization: Bearer $KEY" \
     -H 'Content-Type: application/json' -d "{\"url\":\"http://127.0.0.1:$RECEIVER_PORT/hooks\",\"events\":[\"*\"]}" |
     sed -E 's/.*"secret":"([^"]+)".*/\1/')
   "$JAVA" -Xmx256m -cp "$(cat "$LOGDIR/delivery.classpath")" bench/WebhookReceiver.java "$RECEIVER_PORT" "$SECRET" \
@@ -127,7 +134,7 @@ for mode in $MODES; do
   echo "$mode: captures/s $rate, p99 $p99 at $CONNECTIONS connections ($statuses), load average $(load)"
   echo "$mode: refund reservations/s $(awk '/Requests\/sec/ {print $2}' <<<"$REFUNDS")" \
     "($(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$REFUNDS" || echo 'every answer 2xx'))"
-  read -r received bad < <(curl -fs "http://127.0.0.1:$RECEIVER_PORT/stats")
+  read -r received bad < <(curl -fs --max-time 10 "http://127.0.0.1:$RECEIVER_PORT/stats")
   echo "$mode: webhooks received $received, bad signatures $bad"
   ((bad == 0)) || { echo "the receiver saw $bad webhooks with a bad signature" >&2; exit 1; }
   for s in "${services[@]}"; do
@@ -136,8 +143,9 @@ for mode in $MODES; do
   done
   read -ra cmd <<<"$(command_of "$mode" reconciler)"
   set +e
-  /usr/bin/time -f '%e %M' -o "$LOGDIR/$mode-recon.time" "${cmd[@]}" --date="$(date -u +%F)" --lookback=0 \
-    >"$LOGDIR/$mode-recon.log" 2>&1
+  # the deadline inside /usr/bin/time: stopping time itself would leave the reconciler running (exit 124: timed out)
+  /usr/bin/time -f '%e %M' -o "$LOGDIR/$mode-recon.time" timeout -k 10 "$RECON_TIMEOUT" "${cmd[@]}" \
+    --date="$(date -u +%F)" --lookback=0 >"$LOGDIR/$mode-recon.log" 2>&1
   code=$?
   set -e
   read -r secs kb < <(tail -n 1 "$LOGDIR/$mode-recon.time") # after "Command exited with non-zero status" if any

@@ -41,7 +41,13 @@ class ArchitectureTest {
         ROOT + ".rest.."
     };
 
-    private static final int LONGEST_TEXT_BLOCK = 20;
+    /** A longer statement goes to a .sql file; the longest ones left in Java have 14 lines. */
+    private static final int LONGEST_TEXT_BLOCK = 15;
+
+    /** The services whose statements the rule covers (README: every service's long statements are in .sql files). */
+    private static final List<String> SERVICES =
+            List.of("payments-api", "outbox-relay", "refunds-worker", "webhook-delivery", "reconciler");
+
     private static final Pattern TEXT_BLOCK = Pattern.compile("\"\"\"\n(.*?)\"\"\"", Pattern.DOTALL);
 
     private static JavaClasses classes;
@@ -71,13 +77,20 @@ class ArchitectureTest {
 
     /**
      * Long statements live in {@code src/main/resources/sql/*.sql} (README), loaded with {@code SqlResource}: no text
-     * block of the main code is longer than {@link #LONGEST_TEXT_BLOCK} lines.
+     * block of any service's main code is longer than {@link #LONGEST_TEXT_BLOCK} lines. One rule for all services,
+     * here because it reads source files, not classes: the tests run in this module's folder, beside the others.
      */
     @Test
     void longStatementsLiveInSqlFiles() throws IOException {
         List<String> tooLong = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+        for (String service : SERVICES) {
+            Path sources = Path.of("..", service, "src/main/java");
+            List<Path> javaFiles;
+            try (Stream<Path> files = Files.walk(sources)) {
+                javaFiles = files.filter(f -> f.toString().endsWith(".java")).toList();
+            }
+            assertThat(javaFiles).as(service + " sources").isNotEmpty();
+            for (Path file : javaFiles) {
                 Matcher block = TEXT_BLOCK.matcher(Files.readString(file));
                 while (block.find()) {
                     long lines = block.group(1).lines().count();

@@ -21,17 +21,4 @@ public record ChargeView(
         String captureMethod,
         Long capturedAmount,
         String cancellationReason,
-        String expiresAt) {
-
-    /** A charge captured at once: the §5 fields only. */
-    public ChargeView(
-            String id,
-            String reference,
-            String status,
-            String declineCode,
-            long amount,
-            String currency,
-            String created) {
-        this(id, reference, status, declineCode, amount, currency, created, null, null, null, null);
-    }
-}
+        String expiresAt) {}

@@ -27,6 +27,8 @@ import java.util.UUID;
 @ApplicationScoped
 public class DeliveryRepository {
     private static final String LEASE = SqlResource.load(DeliveryRepository.class, "delivery-lease.sql");
+    private static final String RECORD_SUCCEEDED =
+            SqlResource.load(DeliveryRepository.class, "delivery-record-succeeded.sql");
     private final Pool pool;
 
     public DeliveryRepository(Pool pool) {
@@ -178,26 +180,7 @@ public class DeliveryRepository {
      * ended ({@link Outcome#STALE}). A failed attempt takes {@link #record} instead (retry schedule, disabling).
      */
     public Uni<List<Boolean>> recordSucceeded(List<Success> successes) {
-        return pool.preparedQuery(
-                        """
-                        WITH input AS (
-                            SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::int[])
-                                AS i (id, leased_until, started_at, latency_ms, response_code)),
-                        done AS (
-                            UPDATE webhook_deliveries d
-                               SET status = 'SUCCEEDED', attempts = d.attempts + 1, next_attempt_at = NULL,
-                                   updated_at = now()
-                              FROM input i
-                             WHERE d.id = i.id AND d.status = 'PENDING' AND d.next_attempt_at = i.leased_until
-                            RETURNING d.id, d.endpoint_id, d.attempts, i.started_at, i.latency_ms, i.response_code),
-                        attempts AS (
-                            INSERT INTO webhook_delivery_attempts
-                                (delivery_id, attempt, started_at, latency_ms, response_code, outcome)
-                            SELECT id, attempts, started_at, latency_ms, response_code, 'SUCCEEDED' FROM done),
-                        healthy AS (
-                            UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
-                             WHERE id IN (SELECT endpoint_id FROM done) AND failing_since IS NOT NULL)
-                        SELECT id FROM done""")
+        return pool.preparedQuery(RECORD_SUCCEEDED)
                 .execute(Tuple.of(
                         successes.stream().map(s -> s.lease().id()).toArray(UUID[]::new),
                         successes.stream().map(s -> s.lease().leasedUntil()).toArray(OffsetDateTime[]::new),

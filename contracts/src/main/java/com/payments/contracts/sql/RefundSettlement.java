@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 
@@ -41,10 +42,8 @@ public final class RefundSettlement {
             String failureCode,
             String actor,
             Map<String, String> headers) {
-        JsonObject traceHeaders = new JsonObject();
-        headers.forEach(traceHeaders::put);
         return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, $5, $6) AS settled")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode, actor, traceHeaders))
+                .execute(Tuple.of(refundId, status, pspReference, failureCode, actor, json(headers)))
                 .map(rows -> rows.iterator().next().getBoolean("settled"));
     }
 
@@ -63,8 +62,6 @@ public final class RefundSettlement {
             String failureCode,
             String actor,
             Map<String, String> headers) {
-        JsonObject traceHeaders = new JsonObject();
-        headers.forEach(traceHeaders::put);
         return client.preparedQuery(
                         """
                         WITH fresh AS (
@@ -72,12 +69,16 @@ public final class RefundSettlement {
                             ON CONFLICT DO NOTHING RETURNING 1)
                         SELECT settle_refund($1, $2, $3, $4, $5, $6) AS settled FROM fresh""")
                 .execute(Tuple.from(Arrays.asList(
-                        refundId, status, pspReference, failureCode, actor, traceHeaders, consumer, eventId)))
+                        refundId, status, pspReference, failureCode, actor, json(headers), consumer, eventId)))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Settled.EVENT_APPLIED_BEFORE;
                     }
                     return rows.iterator().next().getBoolean("settled") ? Settled.SETTLED : Settled.NOT_PENDING;
                 });
+    }
+
+    private static JsonObject json(Map<String, String> headers) {
+        return new JsonObject(new HashMap<>(headers));
     }
 }

@@ -159,7 +159,17 @@ public class PspService {
         byte[] json = authorization
                 ? null
                 : toJson(new ChargeView(
-                        id, req.reference(), status, declineCode, req.amount(), req.currency(), now.toString()));
+                        id,
+                        req.reference(),
+                        status,
+                        declineCode,
+                        req.amount(),
+                        req.currency(),
+                        now.toString(),
+                        null,
+                        null,
+                        null,
+                        null));
         Charge charge = new Charge(
                 id,
                 req.reference(),

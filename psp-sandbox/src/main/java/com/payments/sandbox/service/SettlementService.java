@@ -27,7 +27,11 @@ public class SettlementService {
     public static final String HEADER = "psp_reference,type,reference,amount,fee,currency,settled_at\n";
     private static final long DAY_MS = 86_400_000L;
 
-    /** One line of a settlement file. */
+    /**
+     * One line of a settlement file. The same fields as psp-common's {@code SettlementLine} on purpose: the sandbox
+     * stands for the PSP and shares no main code with the services' side of the protocol, which reads these files, so
+     * that neither side can change the format for both unseen (psp-common is only a test dependency here).
+     */
     public record Line(
             String pspReference,
             String type,

@@ -1,5 +1,6 @@
 package com.payments.refunds.repository;
 
+import com.payments.contracts.SqlResource;
 import com.payments.refunds.Refund;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -16,6 +17,8 @@ import java.util.UUID;
 /** SQL on {@code refunds} (and the reservation on {@code payments}). Every state change is guarded on PENDING. */
 @ApplicationScoped
 public class RefundRepository {
+    private static final String CLAIM_FOR_COMMAND =
+            SqlResource.load(RefundRepository.class, "refund-command-claim.sql");
 
     /** Whether a rescheduled refund is past its escalation deadline. */
     public record Rescheduled(int attempts, boolean overdue) {}
@@ -75,27 +78,7 @@ public class RefundRepository {
             long amount,
             String currency,
             String chargeReference) {
-        return client.preparedQuery(
-                        """
-                        WITH applied AS (SELECT FROM consumed_events WHERE consumer = $1 AND event_id = $2),
-                        found AS (
-                            SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, r.status, r.attempts,
-                                   p.psp_reference AS charge_reference
-                              FROM refunds r JOIN payments p ON p.id = r.payment_id
-                             WHERE r.id = $3 AND NOT EXISTS (SELECT FROM applied)),
-                        claimed AS (
-                            UPDATE refunds r SET attempts = r.attempts + 1,
-                                                 next_attempt_at = now() + interval '1 millisecond' * $4::bigint
-                              FROM found f
-                             WHERE r.id = f.id AND r.status = 'PENDING'
-                               AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now())
-                               AND f.payment_id = $5 AND f.merchant_id = $6 AND f.amount = $7 AND f.currency = $8
-                               AND f.charge_reference IS NOT DISTINCT FROM $9
-                            RETURNING r.attempts)
-                        SELECT EXISTS (SELECT FROM applied) AS applied, EXISTS (SELECT FROM claimed) AS claimed,
-                               f.id, f.payment_id, f.merchant_id, f.amount, f.currency, f.status,
-                               coalesce((SELECT attempts FROM claimed), f.attempts) AS attempts, f.charge_reference
-                          FROM (VALUES (1)) AS one (x) LEFT JOIN found f ON true""")
+        return client.preparedQuery(CLAIM_FOR_COMMAND)
                 .execute(Tuple.from(Arrays.asList(
                         consumer,
                         eventId,
