@@ -20,6 +20,7 @@ import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -184,7 +185,7 @@ public class ManualCaptureService {
     private Uni<CaptureOutcome> record(Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
         return pool.withTransaction(conn -> outcomes.record(conn, before, outcome, traceHeaders))
                 .map(recorded -> {
-                    metrics.capture(recorded.payment().status().name().toLowerCase(java.util.Locale.ROOT));
+                    metrics.capture("manual_" + recorded.payment().status().name().toLowerCase(Locale.ROOT));
                     return new CaptureOutcome.Charged(recorded.payment());
                 });
     }
@@ -235,7 +236,7 @@ public class ManualCaptureService {
         return payments.undoMove(pool, p.id(), p.status(), to, null, "declined " + code, event, actor)
                 .flatMap(undone -> {
                     Log.infof("PSP refused the %s of payment %s (%s): %s -> %s", actor, p.id(), code, p.status(), to);
-                    metrics.capture("refused");
+                    metrics.capture("manual_refused");
                     return Uni.createFrom()
                             .failure(new Refusal(
                                     Refusal.Kind.CONFLICT,

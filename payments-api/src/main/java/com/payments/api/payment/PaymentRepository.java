@@ -259,8 +259,8 @@ public class PaymentRepository {
     /**
      * Undoes a started capture or cancel that the PSP certainly did not make (never sent, or refused): the payment
      * moves from {@code from} to {@code to} (AUTHORIZED, or EXPIRED when the PSP's authorization lapsed) without a
-     * captured amount, its in-progress key is released (the refusal is not stored: the merchant may retry), and
-     * {@code event}, if any, is enqueued, in one statement. {@code attempts}, when not null, must still be the
+     * captured amount, its in-progress key is released (the refusal is not stored: the merchant may retry), a key
+     * completed before the outcome (202) becomes final, and {@code event}, if any, is enqueued, in one statement. {@code attempts}, when not null, must still be the
      * payment's: a resolver that claimed it meanwhile may have sent the call.
      *
      * @return whether it undid it (false: the payment had moved on, or a resolver claimed it)
@@ -286,6 +286,10 @@ public class PaymentRepository {
                             DELETE FROM idempotency_keys k USING undone
                              WHERE k.resource_type = 'payment' AND k.resource_id = undone.id
                                AND k.status = 'IN_PROGRESS'),
+                        finalized AS (
+                            UPDATE idempotency_keys k SET final_at = now() FROM undone
+                             WHERE k.resource_type = 'payment' AND k.resource_id = undone.id
+                               AND k.status = 'COMPLETED' AND k.final_at IS NULL),
                         event AS (
                             SELECT enqueue_events(ARRAY[$7::uuid], ARRAY[$8::text], ARRAY[$9::text], ARRAY[id::text],
                                                   ARRAY[$10::jsonb], ARRAY[$11::jsonb])
