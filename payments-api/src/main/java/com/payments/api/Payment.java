@@ -44,7 +44,18 @@ public record Payment(
     /** This payment in another state, with another captured amount. */
     public Payment moved(PaymentStatus to, Long captured) {
         return new Payment(
-                id, merchantId, orderId, amount, currency, to, refundedAmount, pspReference, declineCode, createdAt,
-                metadata, captureMethod, captured);
+                id,
+                merchantId,
+                orderId,
+                amount,
+                currency,
+                to,
+                refundedAmount,
+                pspReference,
+                declineCode,
+                createdAt,
+                metadata,
+                captureMethod,
+                captured);
     }
 }

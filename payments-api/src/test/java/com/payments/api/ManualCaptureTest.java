@@ -195,7 +195,9 @@ class ManualCaptureTest {
         Response refused = captureOf(id, key, null);
         refused.then().statusCode(409).contentType("application/problem+json");
         assertThat(refused.<String>path("code")).isEqualTo("payment_not_authorized");
-        assertThat(rowCounts(pool)).as("a refusal stores nothing, not even its key").isEqualTo(before);
+        assertThat(rowCounts(pool))
+                .as("a refusal stores nothing, not even its key")
+                .isEqualTo(before);
         assertThat(count(pool, "SELECT count(*) FROM idempotency_keys WHERE key = $1", key))
                 .isZero();
         assertThat(pspCounters(pspUrl, id).<Integer>path("captureRequests")).isZero();
@@ -218,8 +220,8 @@ class ManualCaptureTest {
 
     @Test
     void anAutomaticPaymentOrAnotherMerchantsCannotBeCaptured() {
-        Response automatic = TestSupport.capture(
-                KEY_A, unique("key"), TestSupport.body(unique("order"), 100, "EUR", "tok_visa"));
+        Response automatic =
+                TestSupport.capture(KEY_A, unique("key"), TestSupport.body(unique("order"), 100, "EUR", "tok_visa"));
         automatic.then().statusCode(201);
         assertThat(automatic.<String>path("captureMethod")).isEqualTo("automatic");
         assertThat(automatic.<Integer>path("capturedAmount")).isNull();
@@ -276,9 +278,12 @@ class ManualCaptureTest {
             requests.add(
                     i % 2 == 0
                             ? TestSupport.merchantPost(
-                                    "/v1/payments/" + id + "/capture", apiKey, unique("cap"), "{\"amount\":" + (100 + i)
-                                            + "}")
-                            : TestSupport.merchantPost("/v1/payments/" + id + "/cancel", apiKey, unique("cancel"), "{}"));
+                                    "/v1/payments/" + id + "/capture",
+                                    apiKey,
+                                    unique("cap"),
+                                    "{\"amount\":" + (100 + i) + "}")
+                            : TestSupport.merchantPost(
+                                    "/v1/payments/" + id + "/cancel", apiKey, unique("cancel"), "{}"));
         }
 
         List<HttpResponse<String>> answers = TestSupport.concurrently(requests);
@@ -289,9 +294,8 @@ class ManualCaptureTest {
         assertThat(answers.stream().filter(a -> a.statusCode() == 409).count())
                 .as("refused")
                 .isEqualTo(19);
-        assertThat(answers.stream()
-                        .filter(a -> a.statusCode() == 409)
-                        .allMatch(a -> a.body().contains("\"payment_not_authorized\"")))
+        assertThat(answers.stream().filter(a -> a.statusCode() == 409).allMatch(a -> a.body()
+                        .contains("\"payment_not_authorized\"")))
                 .isTrue();
 
         JsonObject winner = new JsonObject(won.get(0).body());
@@ -310,7 +314,8 @@ class ManualCaptureTest {
         if (winner.getString("status").equals("CAPTURED")) {
             assertThat(captures).isEqualTo(1);
             assertThat(booked(id)).isEqualTo(winner.getLong("capturedAmount"));
-            assertThat(psp.<Integer>path("capturedAmount")).isEqualTo(winner.getLong("capturedAmount").intValue());
+            assertThat(psp.<Integer>path("capturedAmount"))
+                    .isEqualTo(winner.getLong("capturedAmount").intValue());
         } else {
             assertThat(winner.getString("status")).isEqualTo("CANCELED");
             assertThat(voids).isEqualTo(1);

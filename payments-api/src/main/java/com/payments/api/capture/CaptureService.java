@@ -161,7 +161,8 @@ public class CaptureService {
                         Log.warnf(
                                 "PSP outcome unknown for the authorization of payment %s: %s",
                                 payment.id(), failure.getClass().getSimpleName());
-                        return record(payment, unknown(payment, failure.getClass().getSimpleName()), call, traceHeaders);
+                        return record(
+                                payment, unknown(payment, failure.getClass().getSimpleName()), call, traceHeaders);
                     }
                     return record(
                             payment,

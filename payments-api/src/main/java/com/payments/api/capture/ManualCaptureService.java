@@ -117,24 +117,24 @@ public class ManualCaptureService {
 
     /** Voids the merchant's authorized payment. */
     public Uni<CaptureOutcome> cancel(Merchant merchant, String key, UUID id, Map<String, String> traceHeaders) {
-        byte[] hash = RequestHash.of(
-                "POST", "/v1/payments/" + id + "/cancel", JsonNodeFactory.instance.objectNode());
-        return payments.find(pool, merchant.id(), id).flatMap(payment -> payment == null
-                ? Uni.createFrom().<CaptureOutcome>failure(Refusal.notFound())
-                : payments.startMove(
-                                pool,
-                                merchant.id(),
-                                id,
-                                key,
-                                hash,
-                                PaymentStatus.CANCELING,
-                                null,
-                                CANCEL_ACTOR,
-                                config.psp().stuckAfter(),
-                                ManualCaptureService::notAuthorized)
-                        .flatMap(started -> started == null
-                                ? replays.existing(merchant, key, hash)
-                                : voidAtPsp(started, traceHeaders)));
+        byte[] hash = RequestHash.of("POST", "/v1/payments/" + id + "/cancel", JsonNodeFactory.instance.objectNode());
+        return payments.find(pool, merchant.id(), id)
+                .flatMap(payment -> payment == null
+                        ? Uni.createFrom().<CaptureOutcome>failure(Refusal.notFound())
+                        : payments.startMove(
+                                        pool,
+                                        merchant.id(),
+                                        id,
+                                        key,
+                                        hash,
+                                        PaymentStatus.CANCELING,
+                                        null,
+                                        CANCEL_ACTOR,
+                                        config.psp().stuckAfter(),
+                                        ManualCaptureService::notAuthorized)
+                                .flatMap(started -> started == null
+                                        ? replays.existing(merchant, key, hash)
+                                        : voidAtPsp(started, traceHeaders)));
     }
 
     private Uni<CaptureOutcome> captureAtPsp(Started started, Map<String, String> traceHeaders) {
@@ -163,29 +163,28 @@ public class ManualCaptureService {
 
     private Uni<CaptureOutcome> voidAtPsp(Started started, Map<String, String> traceHeaders) {
         Payment p = started.payment();
-        return psp.voidAuthorization(p.id(), p.pspReference())
-                .onItemOrFailure()
-                .transformToUni((result, failure) -> {
-                    if (failure != null) {
-                        return notDefinite(started, CANCEL_ACTOR, failure, traceHeaders);
-                    }
-                    if (result.status() == ChargeResult.Status.CANCELED) {
-                        return record(p, PaymentOutcome.canceled(p.id(), CANCEL_ACTOR), traceHeaders);
-                    }
-                    String code = result.declineCode();
-                    if (ChargeResult.NOT_AUTHORIZED.equals(code)) {
-                        return refused(started, PaymentStatus.AUTHORIZED, code, CANCEL_ACTOR, traceHeaders);
-                    }
-                    // already_captured: a void refused because the PSP captured it; the row cannot say so: an operator
-                    return stillPending(p, CANCEL_ACTOR, "declined " + code, traceHeaders);
-                });
+        return psp.voidAuthorization(p.id(), p.pspReference()).onItemOrFailure().transformToUni((result, failure) -> {
+            if (failure != null) {
+                return notDefinite(started, CANCEL_ACTOR, failure, traceHeaders);
+            }
+            if (result.status() == ChargeResult.Status.CANCELED) {
+                return record(p, PaymentOutcome.canceled(p.id(), CANCEL_ACTOR), traceHeaders);
+            }
+            String code = result.declineCode();
+            if (ChargeResult.NOT_AUTHORIZED.equals(code)) {
+                return refused(started, PaymentStatus.AUTHORIZED, code, CANCEL_ACTOR, traceHeaders);
+            }
+            // already_captured: a void refused because the PSP captured it; the row cannot say so: an operator
+            return stillPending(p, CANCEL_ACTOR, "declined " + code, traceHeaders);
+        });
     }
 
     /** Records a definite outcome as a charge's is and answers with the payment it leaves. */
     private Uni<CaptureOutcome> record(Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
         return pool.withTransaction(conn -> outcomes.record(conn, before, outcome, traceHeaders))
                 .map(recorded -> {
-                    metrics.capture("manual_" + recorded.payment().status().name().toLowerCase(Locale.ROOT));
+                    metrics.capture(
+                            "manual_" + recorded.payment().status().name().toLowerCase(Locale.ROOT));
                     return new CaptureOutcome.Charged(recorded.payment());
                 });
     }
@@ -200,8 +199,14 @@ public class ManualCaptureService {
             return stillPending(p, actor, "unknown: " + cause, traceHeaders);
         }
         return payments.undoMove(
-                        pool, p.id(), p.status(), PaymentStatus.AUTHORIZED, started.attempts(), "not sent: " + cause,
-                        null, actor)
+                        pool,
+                        p.id(),
+                        p.status(),
+                        PaymentStatus.AUTHORIZED,
+                        started.attempts(),
+                        "not sent: " + cause,
+                        null,
+                        actor)
                 .flatMap(undone -> {
                     if (!undone) {
                         Log.warnf(
@@ -223,8 +228,7 @@ public class ManualCaptureService {
     }
 
     /** The PSP's call stays pending ({@code p.status()}): recorded with the error, answered 202. */
-    private Uni<CaptureOutcome> stillPending(
-            Payment p, String actor, String error, Map<String, String> traceHeaders) {
+    private Uni<CaptureOutcome> stillPending(Payment p, String actor, String error, Map<String, String> traceHeaders) {
         return record(p, PaymentOutcome.pending(p.id(), p.status(), error, actor), traceHeaders);
     }
 

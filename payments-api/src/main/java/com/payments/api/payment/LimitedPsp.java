@@ -58,8 +58,7 @@ public class LimitedPsp {
 
     /** {@link PspGateway#capture}: {@code amount} of the payment's authorization, under its one capture key. */
     public Uni<ChargeResult> capture(UUID paymentId, String pspReference, long amount, String currency) {
-        return limit.run(
-                () -> psp.capture(new CaptureRequest(paymentId.toString(), pspReference, amount, currency)));
+        return limit.run(() -> psp.capture(new CaptureRequest(paymentId.toString(), pspReference, amount, currency)));
     }
 
     /** {@link PspGateway#voidAuthorization}: the payment's authorization, under its one void key. */

@@ -185,8 +185,10 @@ public class PaymentRepository {
 
     static {
         Map<PaymentStatus, List<PaymentStatus>> from = Map.of(
-                PaymentStatus.CAPTURED, List.of(PaymentStatus.PROCESSING, PaymentStatus.UNKNOWN, PaymentStatus.CAPTURING),
-                PaymentStatus.FAILED, List.of(PaymentStatus.PROCESSING, PaymentStatus.UNKNOWN, PaymentStatus.AUTHORIZING),
+                PaymentStatus.CAPTURED,
+                        List.of(PaymentStatus.PROCESSING, PaymentStatus.UNKNOWN, PaymentStatus.CAPTURING),
+                PaymentStatus.FAILED,
+                        List.of(PaymentStatus.PROCESSING, PaymentStatus.UNKNOWN, PaymentStatus.AUTHORIZING),
                 PaymentStatus.UNKNOWN, List.of(PaymentStatus.PROCESSING),
                 PaymentStatus.AUTHORIZED, List.of(PaymentStatus.AUTHORIZING),
                 PaymentStatus.AUTHORIZING, List.of(PaymentStatus.AUTHORIZING),
@@ -245,7 +247,11 @@ public class PaymentRepository {
                                         RETURNING %s, attempts"""
                                                 .formatted(COLUMNS))
                                 .execute(Tuple.from(Arrays.asList(
-                                        id, merchantId, to.name(), capturedAmount, (double) stuckAfter.toSeconds(),
+                                        id,
+                                        merchantId,
+                                        to.name(),
+                                        capturedAmount,
+                                        (double) stuckAfter.toSeconds(),
                                         actor)))
                                 .map(rows -> {
                                     if (rows.rowCount() == 0) {

@@ -62,9 +62,8 @@ public class ClaimRecorder {
     /** The pending capture or void of a manual payment undone to {@code to} after the PSP refused it. */
     Uni<Boolean> undo(SqlClient conn, Claimed claim, PaymentStatus to, String code) {
         return payments.findAnyMerchant(conn, claim.id()).flatMap(p -> {
-            OutboxRow event = to == PaymentStatus.EXPIRED
-                    ? outcomes.eventOf(p.moved(to, null), traceHeaders.current())
-                    : null;
+            OutboxRow event =
+                    to == PaymentStatus.EXPIRED ? outcomes.eventOf(p.moved(to, null), traceHeaders.current()) : null;
             return payments.undoMove(
                     conn,
                     claim.id(),
