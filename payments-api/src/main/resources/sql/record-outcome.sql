@@ -16,11 +16,15 @@ moved AS (
            decline_code = input.decline_code,
            last_error = input.last_error,
            captured_at = CASE WHEN input.status = 'CAPTURED' THEN now() ELSE p.captured_at END,
-           next_attempt_at = CASE WHEN input.status = 'UNKNOWN' THEN now() ELSE NULL END
+           -- an outcome still unknown (UNKNOWN, or a manual PSP call's pending state kept): the resolver's, now
+           next_attempt_at = CASE WHEN input.status IN ('UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING') THEN now()
+                                  ELSE NULL END
       FROM input
      WHERE p.id = input.id AND p.status = ANY (string_to_array(input.allowed_from, ','))
        AND set_config('payments.actor', $14, true) IS NOT NULL
-     RETURNING p.id, p.merchant_id, p.amount, p.currency, p.status),
+     -- the amount captured: a manual capture's captured_amount, else the whole amount (the ledger books it)
+     RETURNING p.id, p.merchant_id, coalesce(p.captured_amount, p.amount) AS amount, p.currency, p.status,
+               p.capture_method),
 -- The PSP call each outcome came from (the console's story), whether or not the outcome still applies: the call
 -- was made. The capture's own charge that moved its payment to CAPTURED goes on the payment row instead (charge_ms,
 -- V97: no row of its own); every other call gets a psp_calls row. A data-modifying WITH runs even though nothing
@@ -45,9 +49,17 @@ completed AS (
     UPDATE idempotency_keys k
        SET status = 'COMPLETED', response_status = input.response_status,
            response_body = input.response_body, completed_at = now(),
-           final_at = CASE WHEN moved.status IN ('CAPTURED', 'FAILED') THEN now() END
+           final_at = CASE WHEN moved.status IN ('CAPTURED', 'FAILED', 'AUTHORIZED', 'CANCELED') THEN now() END
       FROM moved JOIN input ON input.id = moved.id
      WHERE k.resource_type = 'payment' AND k.resource_id = moved.id AND k.status = 'IN_PROGRESS'
+       AND k.final_at IS NULL),
+-- A manual capture's or cancel's key completed with a 202 before its outcome (the PSP's answer was lost) becomes final
+-- now (V73's rule; its trigger covers UNKNOWN -> CAPTURED/FAILED only, V98's the authorization).
+finalized AS (
+    UPDATE idempotency_keys k SET final_at = now()
+      FROM moved
+     WHERE moved.capture_method = 'MANUAL' AND moved.status IN ('CAPTURED', 'CANCELED')
+       AND k.resource_type = 'payment' AND k.resource_id = moved.id AND k.status = 'COMPLETED'
        AND k.final_at IS NULL)
 -- Joining the one-row ledger and event makes PostgreSQL run them (a SELECT in WITH runs only when read).
 SELECT moved.id FROM moved, ledger, event

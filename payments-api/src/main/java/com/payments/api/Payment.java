@@ -4,7 +4,11 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
-/** A payment row ({@code metadata}: the merchant's, {@code {}} when none). Money: {@code amount} and {@code refundedAmount} in minor units of {@code currency}. */
+/**
+ * A payment row ({@code metadata}: the merchant's, {@code {}} when none). Money: {@code amount} and
+ * {@code refundedAmount} in minor units of {@code currency}. {@code captureMethod} is AUTOMATIC or MANUAL;
+ * {@code capturedAmount} is set only on a MANUAL payment being or having been captured (V98).
+ */
 public record Payment(
         UUID id,
         UUID merchantId,
@@ -16,10 +20,42 @@ public record Payment(
         String pspReference,
         String declineCode,
         Instant createdAt,
-        Map<String, String> metadata) {
+        Map<String, String> metadata,
+        String captureMethod,
+        Long capturedAmount) {
 
-    /** What can still be refunded: only a captured payment is refundable. */
+    public static final String AUTOMATIC = "AUTOMATIC";
+    public static final String MANUAL = "MANUAL";
+
+    public boolean manual() {
+        return MANUAL.equals(captureMethod);
+    }
+
+    /** What was (or is being) captured: the whole amount unless a manual capture took less. */
+    public long captured() {
+        return capturedAmount != null ? capturedAmount : amount;
+    }
+
+    /** What can still be refunded: only a captured payment is refundable, up to what was captured. */
     public long refundableAmount() {
-        return status == PaymentStatus.CAPTURED ? amount - refundedAmount : 0;
+        return status == PaymentStatus.CAPTURED ? captured() - refundedAmount : 0;
+    }
+
+    /** This payment in another state, with another captured amount. */
+    public Payment moved(PaymentStatus to, Long captured) {
+        return new Payment(
+                id,
+                merchantId,
+                orderId,
+                amount,
+                currency,
+                to,
+                refundedAmount,
+                pspReference,
+                declineCode,
+                createdAt,
+                metadata,
+                captureMethod,
+                captured);
     }
 }

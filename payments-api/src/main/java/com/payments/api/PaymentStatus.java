@@ -4,23 +4,35 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Payment states and the one transition table of the state machine. The same rule lives in SQL (trigger
- * {@code payments_guard_transition} of V1): PROCESSING → CAPTURED/FAILED/UNKNOWN, UNKNOWN → CAPTURED/FAILED. V98 adds
- * the states of manual capture (AUTHORIZING, AUTHORIZED, CAPTURING, CANCELING, CANCELED, EXPIRING, EXPIRED;
- * docs/operations.md "Payment states"), which no service writes yet.
+ * Payment states. The state machine itself lives in SQL (trigger {@code payments_guard_transition}, V1 and V98;
+ * docs/operations.md "Payment states"): automatic PROCESSING → CAPTURED/FAILED/UNKNOWN, UNKNOWN → CAPTURED/FAILED;
+ * manual AUTHORIZING → AUTHORIZED/FAILED, AUTHORIZED → CAPTURING/CANCELING/EXPIRING, CAPTURING → CAPTURED (or back to
+ * AUTHORIZED, or EXPIRED), CANCELING → CANCELED (or back to AUTHORIZED), EXPIRING → EXPIRED (or back to AUTHORIZED).
  */
 public enum PaymentStatus {
     PROCESSING,
     CAPTURED,
     FAILED,
-    UNKNOWN;
+    UNKNOWN,
+    AUTHORIZING,
+    AUTHORIZED,
+    CAPTURING,
+    CANCELING,
+    CANCELED,
+    EXPIRING,
+    EXPIRED;
 
-    /** The states a payment may move to {@code target} from. */
+    /** The states a payment may move to {@code target} from: the table of the SQL trigger, as it is. */
     public Set<PaymentStatus> allowedSources() {
         return switch (this) {
-            case CAPTURED, FAILED -> EnumSet.of(PROCESSING, UNKNOWN);
+            case CAPTURED -> EnumSet.of(PROCESSING, UNKNOWN, CAPTURING);
+            case FAILED -> EnumSet.of(PROCESSING, UNKNOWN, AUTHORIZING);
             case UNKNOWN -> EnumSet.of(PROCESSING);
-            case PROCESSING -> EnumSet.noneOf(PaymentStatus.class);
+            case AUTHORIZED -> EnumSet.of(AUTHORIZING, CAPTURING, CANCELING, EXPIRING);
+            case CAPTURING, CANCELING, EXPIRING -> EnumSet.of(AUTHORIZED);
+            case CANCELED -> EnumSet.of(CANCELING);
+            case EXPIRED -> EnumSet.of(CAPTURING, EXPIRING);
+            case PROCESSING, AUTHORIZING -> EnumSet.noneOf(PaymentStatus.class);
         };
     }
 
@@ -28,7 +40,11 @@ public enum PaymentStatus {
         return target.allowedSources().contains(this);
     }
 
+    /** No PSP outcome pending: nothing for the resolver to settle. */
     public boolean isFinal() {
-        return this == CAPTURED || this == FAILED;
+        return switch (this) {
+            case CAPTURED, FAILED, AUTHORIZED, CANCELED, EXPIRED -> true;
+            default -> false;
+        };
     }
 }

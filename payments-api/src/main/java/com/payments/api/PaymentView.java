@@ -5,10 +5,15 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
-/** The payment as the merchant API shows it (docs/architecture.md §4). {@code refunds} is left out of list answers. */
+/**
+ * The payment as the merchant API shows it (docs/architecture.md §4). {@code refunds} is left out of list answers.
+ * {@code captureMethod}: automatic or manual; {@code capturedAmount}: only on a manual payment being or having been
+ * captured.
+ */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({
@@ -17,6 +22,8 @@ import java.util.UUID;
     "amount",
     "currency",
     "status",
+    "captureMethod",
+    "capturedAmount",
     "declineCode",
     "refundedAmount",
     "refundableAmount",
@@ -31,6 +38,8 @@ public record PaymentView(
         long amount,
         String currency,
         PaymentStatus status,
+        String captureMethod,
+        Long capturedAmount,
         String declineCode,
         long refundedAmount,
         long refundableAmount,
@@ -46,6 +55,8 @@ public record PaymentView(
                 p.amount(),
                 p.currency(),
                 p.status(),
+                p.captureMethod().toLowerCase(Locale.ROOT),
+                p.capturedAmount(),
                 p.declineCode(),
                 p.refundedAmount(),
                 p.refundableAmount(),

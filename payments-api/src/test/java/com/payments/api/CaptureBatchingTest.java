@@ -209,7 +209,8 @@ class CaptureBatchingTest {
                 "tok_visa",
                 Map.of(),
                 unique("key"),
-                new byte[32]);
+                new byte[32],
+                Payment.AUTOMATIC);
     }
 
     /** Captures run so far beyond one per statement: grows only when a statement carries several. */

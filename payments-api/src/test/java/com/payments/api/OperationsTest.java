@@ -60,12 +60,23 @@ class OperationsTest {
                     continue;
                 }
                 UUID id = UUID.randomUUID();
+                // a row that the other constraints (V98) accept in both states: the capture method of the states,
+                // a captured amount exactly while a manual payment is (being) captured
                 boolean allowedBySql = pool.withTransaction(conn -> conn.preparedQuery(
                                         """
-                                        INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, psp_reference)
-                                        VALUES ($1, $2, 'sm', 1, 'EUR', 'tok_visa', $3, 'ch_x')""")
+                                        INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, psp_reference,
+                                                              capture_method, authorized_at, captured_amount)
+                                        SELECT $1, $2, 'sm', 1, 'EUR', 'tok_visa', $3, 'ch_x', m, now(),
+                                               CASE WHEN m = 'MANUAL' AND $3 IN ('CAPTURING', 'CAPTURED') THEN 1 END
+                                          FROM (SELECT CASE WHEN $3 IN ('PROCESSING', 'UNKNOWN', 'CAPTURED', 'FAILED')
+                                                            THEN 'AUTOMATIC' ELSE 'MANUAL' END AS m) c""")
                                 .execute(Tuple.of(id, MERCHANT, from.name()))
-                                .flatMap(r -> conn.preparedQuery("UPDATE payments SET status = $2 WHERE id = $1")
+                                .flatMap(r -> conn.preparedQuery(
+                                                """
+                                                UPDATE payments SET status = $2,
+                                                       captured_amount = CASE WHEN capture_method = 'MANUAL'
+                                                                               AND $2 IN ('CAPTURING', 'CAPTURED') THEN 1 END
+                                                 WHERE id = $1""")
                                         .execute(Tuple.of(id, to.name())))
                                 // roll back whatever happened: only the trigger's verdict matters
                                 .flatMap(r -> Uni.createFrom().<Boolean>failure(new Rollback())))

@@ -12,10 +12,22 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** A validated {@code POST /v1/payments} body. Nothing is stored before {@link #parse} accepted it. */
+/**
+ * A validated {@code POST /v1/payments} body. Nothing is stored before {@link #parse} accepted it. {@code captureMethod}:
+ * {@code manual} (authorize now, capture later) or {@code automatic} (captured at once; also when absent).
+ */
 public record CaptureRequest(
-        String orderId, long amount, String currency, String source, Map<String, String> metadata) {
-    private static final Set<String> FIELDS = Set.of("orderId", "amount", "currency", "source", Metadata.FIELD);
+        String orderId,
+        long amount,
+        String currency,
+        String source,
+        Map<String, String> metadata,
+        String captureMethod) {
+    static final String MANUAL = "manual";
+    static final String AUTOMATIC = "automatic";
+
+    private static final Set<String> FIELDS =
+            Set.of("orderId", "amount", "currency", "source", "captureMethod", Metadata.FIELD);
     private static final Pattern PRINTABLE = Pattern.compile("[\\x20-\\x7E]{1,255}");
     private static final Pattern TOKEN = Pattern.compile("tok_[A-Za-z0-9_]{1,100}");
 
@@ -44,16 +56,37 @@ public record CaptureRequest(
         if (!CURRENCIES.contains(currency)) {
             throw Refusal.invalid("invalid_currency", "currency must be a known ISO 4217 code such as EUR");
         }
-        return new CaptureRequest(orderId, amount, currency, source, Metadata.parse(json));
+        String captureMethod = JsonBodies.text(json, "captureMethod", false, "invalid_capture_method");
+        if (captureMethod != null && !captureMethod.equals(AUTOMATIC) && !captureMethod.equals(MANUAL)) {
+            throw Refusal.invalid("invalid_capture_method", "captureMethod must be automatic or manual");
+        }
+        return new CaptureRequest(
+                orderId,
+                amount,
+                currency,
+                source,
+                Metadata.parse(json),
+                captureMethod == null ? AUTOMATIC : captureMethod);
     }
 
-    /** The canonical body that the request hash covers. */
+    /** Authorize now, capture later. */
+    public boolean manual() {
+        return MANUAL.equals(captureMethod);
+    }
+
+    /**
+     * The canonical body that the request hash covers. An automatic capture's is what it was before capture methods
+     * existed (a key stored then still matches its retry); a manual one adds {@code captureMethod}.
+     */
     public ObjectNode canonicalJson() {
         ObjectNode node = JsonNodeFactory.instance.objectNode();
         node.put("amount", amount);
         node.put("currency", currency);
         node.put("orderId", orderId);
         node.put("source", source);
+        if (manual()) {
+            node.put("captureMethod", MANUAL);
+        }
         Metadata.addTo(node, metadata);
         return node;
     }

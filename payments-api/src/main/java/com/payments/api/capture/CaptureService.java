@@ -25,6 +25,7 @@ import com.payments.contracts.sql.DatabaseBusyException;
 import com.payments.contracts.sql.StatementBatcher;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
+import com.payments.psp.port.ChargeResult;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -109,15 +110,18 @@ public class CaptureService {
                         request.source(),
                         request.metadata(),
                         key,
-                        hash))
+                        hash,
+                        request.manual() ? Payment.MANUAL : Payment.AUTOMATIC))
                 .onFailure(DatabaseBusyException.class)
                 .transform(busy -> {
                     metrics.shed("database");
                     return Refusal.overloaded(config.psp().unavailableRetryAfterSeconds());
                 })
-                .flatMap(payment -> payment != null
-                        ? charge(merchant, key, payment, request, traceHeaders)
-                        : replays.existing(merchant, key, hash));
+                .flatMap(payment -> payment == null
+                        ? replays.existing(merchant, key, hash)
+                        : payment.manual()
+                                ? authorize(merchant, key, payment, request, traceHeaders)
+                                : charge(merchant, key, payment, request, traceHeaders));
     }
 
     private Uni<CaptureOutcome> charge(
@@ -136,6 +140,46 @@ public class CaptureService {
                             ? recorded.call(outcome -> openAttentionItem(payment, attention))
                             : recorded;
                 });
+    }
+
+    /**
+     * A manual payment (docs/api.md "Manual capture"): the PSP authorizes, holding the money; recorded AUTHORIZED or
+     * FAILED, or left AUTHORIZING for the resolver when the answer was lost. Never sent: dropped, key released, as a
+     * charge.
+     */
+    private Uni<CaptureOutcome> authorize(
+            Merchant merchant, String key, Payment payment, CaptureRequest request, Map<String, String> traceHeaders) {
+        PspCallTimer timer = new PspCallTimer();
+        return psp.authorize(payment.id(), request.amount(), request.currency(), request.source(), timer)
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    PspCall call = timer.authorization(0, result, failure);
+                    if (failure != null && PspGateway.neverSent(failure)) {
+                        return release(merchant, key, payment, failure, call, traceHeaders);
+                    }
+                    if (failure != null) {
+                        Log.warnf(
+                                "PSP outcome unknown for the authorization of payment %s: %s",
+                                payment.id(), failure.getClass().getSimpleName());
+                        return record(
+                                payment, unknown(payment, failure.getClass().getSimpleName()), call, traceHeaders);
+                    }
+                    return record(
+                            payment,
+                            result.status() == ChargeResult.Status.AUTHORIZED
+                                    ? PaymentOutcome.authorized(payment.id(), result.pspChargeId(), ACTOR)
+                                    : PaymentOutcome.failed(
+                                            payment.id(), result.pspChargeId(), result.declineCode(), ACTOR),
+                            call,
+                            traceHeaders);
+                });
+    }
+
+    /** Outcome unknown: UNKNOWN for a charge; a manual payment stays AUTHORIZING (V98: never UNKNOWN). */
+    private static PaymentOutcome unknown(Payment payment, String error) {
+        return payment.manual()
+                ? PaymentOutcome.pending(payment.id(), PaymentStatus.AUTHORIZING, "unknown: " + error, ACTOR)
+                : PaymentOutcome.unknown(payment.id(), error, ACTOR);
     }
 
     /**
@@ -208,7 +252,7 @@ public class CaptureService {
                 Log.warnf(
                         "PSP not called for payment %s (%s), but the resolver claimed it meanwhile: outcome unknown",
                         payment.id(), cause);
-                return record(payment, PaymentOutcome.unknown(payment.id(), cause, ACTOR), call, traceHeaders);
+                return record(payment, unknown(payment, cause), call, traceHeaders);
             }
             Log.warnf("PSP not called for payment %s (%s): key released", payment.id(), cause);
             metrics.capture("unavailable");
@@ -228,6 +272,7 @@ public class CaptureService {
     private static String outcomeTag(PaymentStatus status) {
         return switch (status) {
             case CAPTURED -> "captured";
+            case AUTHORIZED -> "authorized";
             case FAILED -> "declined";
             default -> "unknown";
         };

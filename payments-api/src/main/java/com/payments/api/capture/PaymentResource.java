@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.payments.api.PaymentView;
 import com.payments.api.RefundView;
 import com.payments.api.common.CardNumbers;
+import com.payments.api.common.JsonBodies;
 import com.payments.api.common.Page;
 import com.payments.api.common.Refusal;
 import com.payments.api.config.ApiConfig;
@@ -12,6 +13,7 @@ import com.payments.api.idempotency.StoredAnswers;
 import com.payments.api.merchants.ApiRoles;
 import com.payments.api.merchants.MerchantPrincipal;
 import com.payments.api.merchants.RateLimited;
+import com.payments.api.payment.AmountLimits;
 import com.payments.api.rest.IdempotentResponses;
 import com.payments.api.rest.PathParams;
 import com.payments.contracts.tracing.TraceHeaders;
@@ -26,6 +28,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import org.jboss.resteasy.reactive.RestHeader;
@@ -45,6 +48,7 @@ public class PaymentResource {
 
     private final SecurityIdentity identity;
     private final CaptureService captures;
+    private final ManualCaptureService manualCaptures;
     private final PaymentQueryService queries;
     private final StoredAnswers answers;
     private final TraceHeaders traceHeaders;
@@ -53,12 +57,14 @@ public class PaymentResource {
     public PaymentResource(
             SecurityIdentity identity,
             CaptureService captures,
+            ManualCaptureService manualCaptures,
             PaymentQueryService queries,
             StoredAnswers answers,
             TraceHeaders traceHeaders,
             ApiConfig config) {
         this.identity = identity;
         this.captures = captures;
+        this.manualCaptures = manualCaptures;
         this.queries = queries;
         this.answers = answers;
         this.traceHeaders = traceHeaders;
@@ -73,9 +79,54 @@ public class PaymentResource {
         String key = IdempotencyService.validateKey(idempotencyKey);
         CaptureRequest request = CaptureRequest.parse(body, maxBodyBytes);
         return captures.capture(MerchantPrincipal.of(identity), key, request, traceHeaders.current())
-                .map(outcome -> outcome instanceof CaptureOutcome.Replayed replayed
-                        ? IdempotentResponses.replay(replayed.answer())
-                        : IdempotentResponses.first(answers.payment(((CaptureOutcome.Charged) outcome).payment())));
+                .map(this::answer);
+    }
+
+    /**
+     * Captures a manual payment's authorization, all of it or {@code {"amount": n}} (docs/api.md "Manual capture"). The
+     * body may be empty.
+     */
+    @POST
+    @Path("/payments/{id}/capture")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<RestResponse<byte[]>> captureAuthorization(
+            @RestPath String id, @RestHeader("Idempotency-Key") String idempotencyKey, byte[] body) {
+        UUID paymentId = PathParams.uuid(id);
+        String key = IdempotencyService.validateKey(idempotencyKey);
+        Long amount = body == null || body.length == 0
+                ? null
+                : JsonBodies.integer(
+                        JsonBodies.parseObject(body, maxBodyBytes, Set.of("amount")),
+                        "amount",
+                        AmountLimits.MIN,
+                        AmountLimits.MAX,
+                        false,
+                        "invalid_amount");
+        return manualCaptures
+                .capture(MerchantPrincipal.of(identity), key, paymentId, amount, traceHeaders.current())
+                .map(this::answer);
+    }
+
+    /** Voids a manual payment's authorization (docs/api.md "Manual capture"). The body may be empty or {@code {}}. */
+    @POST
+    @Path("/payments/{id}/cancel")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<RestResponse<byte[]>> cancelAuthorization(
+            @RestPath String id, @RestHeader("Idempotency-Key") String idempotencyKey, byte[] body) {
+        UUID paymentId = PathParams.uuid(id);
+        String key = IdempotencyService.validateKey(idempotencyKey);
+        if (body != null && body.length > 0) {
+            JsonBodies.parseObject(body, maxBodyBytes, Set.of());
+        }
+        return manualCaptures
+                .cancel(MerchantPrincipal.of(identity), key, paymentId, traceHeaders.current())
+                .map(this::answer);
+    }
+
+    private RestResponse<byte[]> answer(CaptureOutcome outcome) {
+        return outcome instanceof CaptureOutcome.Replayed replayed
+                ? IdempotentResponses.replay(replayed.answer())
+                : IdempotentResponses.first(answers.payment(((CaptureOutcome.Charged) outcome).payment()));
     }
 
     @GET

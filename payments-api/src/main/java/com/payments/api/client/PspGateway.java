@@ -3,9 +3,11 @@ package com.payments.api.client;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.AmountRefusal;
+import com.payments.psp.port.CaptureRequest;
 import com.payments.psp.port.ChargeRequest;
 import com.payments.psp.port.ChargeResult;
 import com.payments.psp.port.PspPort;
+import com.payments.psp.port.VoidRequest;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
@@ -69,6 +71,55 @@ public class PspGateway {
                 .onItemOrFailure()
                 .invoke((result, failure) -> latency(
                                 failure != null ? "error" : result.captured() ? "captured" : "refused")
+                        .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+    }
+
+    /**
+     * Authorizes (manual capture) with the payment id as the PSP's key: AUTHORIZED or DECLINED; fails as
+     * {@link #charge} does when the outcome is unknown or the PSP was never called.
+     */
+    @Timeout(2000)
+    @CircuitBreaker(skipOn = PspChargePendingException.class)
+    public Uni<ChargeResult> authorize(UUID paymentId, long amount, String currency, String source) {
+        return definite(
+                port.authorize(new ChargeRequest(paymentId.toString(), amount, currency, source)),
+                ChargeResult.Status.AUTHORIZED);
+    }
+
+    /**
+     * Captures {@code amount} of an authorization under the PSP key {@code capture-<payment id>}: CAPTURED or DECLINED
+     * (nothing captured; a stable code); fails as {@link #charge} does when unknown or never sent.
+     */
+    @Timeout(2000)
+    @CircuitBreaker(skipOn = PspChargePendingException.class)
+    public Uni<ChargeResult> capture(CaptureRequest request) {
+        return definite(port.capture(request), ChargeResult.Status.CAPTURED);
+    }
+
+    /**
+     * Voids an authorization under the PSP key {@code void-<payment id>}: CANCELED or DECLINED (nothing released);
+     * fails as {@link #charge} does when unknown or never sent.
+     */
+    @Timeout(2000)
+    @CircuitBreaker(skipOn = PspChargePendingException.class)
+    public Uni<ChargeResult> voidAuthorization(VoidRequest request) {
+        return definite(port.voidAuthorization(request), ChargeResult.Status.CANCELED);
+    }
+
+    /** The answer if it is {@code success} or DECLINED; anything else fails as not definite. */
+    private Uni<ChargeResult> definite(Uni<ChargeResult> call, ChargeResult.Status success) {
+        long start = System.nanoTime();
+        return call.map(result -> {
+                    if (result.status() == success || result.status() == ChargeResult.Status.DECLINED) {
+                        return result;
+                    }
+                    throw notDefinite(result);
+                })
+                .onItemOrFailure()
+                .invoke((result, failure) -> latency(
+                                failure != null
+                                        ? "error"
+                                        : result.status() == ChargeResult.Status.DECLINED ? "refused" : "captured")
                         .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
     }
 

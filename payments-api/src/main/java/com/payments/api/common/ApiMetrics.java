@@ -28,7 +28,10 @@ public class ApiMetrics {
         this.registry = registry;
     }
 
-    /** outcome: captured, declined, unknown, unavailable, replayed. */
+    /**
+     * outcome: captured, declined, unknown, unavailable, replayed; of manual capture authorized, manual_captured,
+     * manual_canceled, manual_capturing, manual_canceling (answer lost), manual_refused.
+     */
     public void capture(String outcome) {
         captures.computeIfAbsent(outcome, o -> registry.counter("payments.captures", "outcome", o))
                 .increment();

@@ -4,6 +4,7 @@ import com.payments.api.client.PspChargeLookup.Answer;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
 import com.payments.api.common.PspCallRepository.PspCall;
+import com.payments.psp.port.ChargeResult;
 import java.time.Instant;
 
 /**
@@ -25,6 +26,16 @@ public final class PspCallTimer {
         String outcome = failure != null
                 ? failure(failure)
                 : result.captured() ? "captured " + result.pspReference() : "declined " + result.declineCode();
+        return done("charge", attempt, outcome);
+    }
+
+    /** A manual payment's authorization (a charge that holds the money): kind {@code charge}. */
+    public PspCall authorization(int attempt, ChargeResult result, Throwable failure) {
+        String outcome = failure != null
+                ? failure(failure)
+                : result.status() == ChargeResult.Status.AUTHORIZED
+                        ? "authorized " + result.pspChargeId()
+                        : "declined " + result.declineCode();
         return done("charge", attempt, outcome);
     }
 

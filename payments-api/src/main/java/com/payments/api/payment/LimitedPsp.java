@@ -7,7 +7,10 @@ import com.payments.api.client.PspGateway;
 import com.payments.api.common.PspCallTimer;
 import com.payments.psp.PspConcurrencyLimit;
 import com.payments.psp.port.AmountRefusal;
+import com.payments.psp.port.CaptureRequest;
 import com.payments.psp.port.ChargeQuery;
+import com.payments.psp.port.ChargeResult;
+import com.payments.psp.port.VoidRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.UUID;
@@ -42,6 +45,25 @@ public class LimitedPsp {
             timer.start();
             return psp.charge(paymentId, amount, currency, source);
         });
+    }
+
+    /** {@link PspGateway#authorize} with the payment id as the PSP's key. */
+    public Uni<ChargeResult> authorize(
+            UUID paymentId, long amount, String currency, String source, PspCallTimer timer) {
+        return limit.run(() -> {
+            timer.start();
+            return psp.authorize(paymentId, amount, currency, source);
+        });
+    }
+
+    /** {@link PspGateway#capture}: {@code amount} of the payment's authorization, under its one capture key. */
+    public Uni<ChargeResult> capture(UUID paymentId, String pspReference, long amount, String currency) {
+        return limit.run(() -> psp.capture(new CaptureRequest(paymentId.toString(), pspReference, amount, currency)));
+    }
+
+    /** {@link PspGateway#voidAuthorization}: the payment's authorization, under its one void key. */
+    public Uni<ChargeResult> voidAuthorization(UUID paymentId, String pspReference) {
+        return limit.run(() -> psp.voidAuthorization(new VoidRequest(paymentId.toString(), pspReference)));
     }
 
     /** {@link PspChargeLookup#find}: the charge of a reference, as the PSP reports it. */

@@ -27,4 +27,22 @@ public record PaymentOutcome(
     public static PaymentOutcome unknown(UUID paymentId, String pspReference, String lastError, String actor) {
         return new PaymentOutcome(paymentId, PaymentStatus.UNKNOWN, pspReference, null, lastError, actor);
     }
+
+    /**
+     * Still unknown for a manual payment whose PSP call is pending: it stays in {@code pending} (AUTHORIZING,
+     * CAPTURING or CANCELING), with the error, for the resolver.
+     */
+    public static PaymentOutcome pending(UUID paymentId, PaymentStatus pending, String lastError, String actor) {
+        return new PaymentOutcome(paymentId, pending, null, null, lastError, actor);
+    }
+
+    /** A manual payment's authorization succeeded: the PSP holds the money under {@code pspReference}. */
+    public static PaymentOutcome authorized(UUID paymentId, String pspReference, String actor) {
+        return new PaymentOutcome(paymentId, PaymentStatus.AUTHORIZED, pspReference, null, null, actor);
+    }
+
+    /** A manual payment's authorization was voided at the PSP (the merchant's cancel). */
+    public static PaymentOutcome canceled(UUID paymentId, String actor) {
+        return new PaymentOutcome(paymentId, PaymentStatus.CANCELED, null, null, null, actor);
+    }
 }

@@ -9,8 +9,11 @@ import com.payments.api.idempotency.StoredAnswer;
 import com.payments.api.idempotency.StoredAnswers;
 import com.payments.api.payment.PaymentRepository.OutcomeRow;
 import com.payments.contracts.Topics;
+import com.payments.contracts.events.PaymentAuthorized;
+import com.payments.contracts.events.PaymentCanceled;
 import com.payments.contracts.events.PaymentCaptured;
 import com.payments.contracts.events.PaymentEvent;
+import com.payments.contracts.events.PaymentExpired;
 import com.payments.contracts.events.PaymentFailed;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -143,10 +146,13 @@ public class PaymentOutcomeService {
                 outcome.pspReference() != null ? outcome.pspReference() : p.pspReference(),
                 outcome.declineCode(),
                 p.createdAt(),
-                p.metadata());
+                p.metadata(),
+                p.captureMethod(),
+                p.capturedAmount());
     }
 
-    private OutboxRow eventOf(Payment p, Map<String, String> traceHeaders) {
+    /** The event of a payment that came to {@code p.status()}; null for a state that has none. */
+    public OutboxRow eventOf(Payment p, Map<String, String> traceHeaders) {
         PaymentEvent event =
                 switch (p.status()) {
                     case CAPTURED ->
@@ -155,6 +161,7 @@ public class PaymentOutcomeService {
                                 p.merchantId(),
                                 p.orderId(),
                                 p.amount(),
+                                p.captured(),
                                 p.currency(),
                                 p.pspReference(),
                                 p.metadata());
@@ -167,7 +174,34 @@ public class PaymentOutcomeService {
                                 p.currency(),
                                 p.declineCode(),
                                 p.metadata());
-                    case PROCESSING, UNKNOWN -> null;
+                    case AUTHORIZED ->
+                        PaymentAuthorized.of(
+                                p.id(),
+                                p.merchantId(),
+                                p.orderId(),
+                                p.amount(),
+                                p.currency(),
+                                p.pspReference(),
+                                p.metadata());
+                    case CANCELED ->
+                        PaymentCanceled.of(
+                                p.id(),
+                                p.merchantId(),
+                                p.orderId(),
+                                p.amount(),
+                                p.currency(),
+                                p.pspReference(),
+                                p.metadata());
+                    case EXPIRED ->
+                        PaymentExpired.of(
+                                p.id(),
+                                p.merchantId(),
+                                p.orderId(),
+                                p.amount(),
+                                p.currency(),
+                                p.pspReference(),
+                                p.metadata());
+                    default -> null;
                 };
         return event == null ? null : json.outboxRow(Topics.PAYMENT_EVENTS, event, traceHeaders);
     }

@@ -10,6 +10,7 @@ import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.contracts.SqlResource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /** SQL on payments (and the refunds read with them). Every merchant-facing query is scoped by merchant. */
 @ApplicationScoped
@@ -38,10 +40,13 @@ public class PaymentRepository {
 
     public static final String COLUMNS =
             "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at,"
-                    + " metadata";
+                    + " metadata, capture_method, captured_amount";
     static final String REFUND_COLUMNS = "id, payment_id, amount, currency, status, created_at, metadata";
 
-    /** A payment to insert PROCESSING, claiming the merchant's Idempotency-Key. */
+    /**
+     * A payment to insert, claiming the merchant's Idempotency-Key: PROCESSING, or AUTHORIZING when its
+     * {@code captureMethod} is MANUAL.
+     */
     public record NewPayment(
             UUID id,
             UUID merchantId,
@@ -51,7 +56,8 @@ public class PaymentRepository {
             String source,
             Map<String, String> metadata,
             String idempotencyKey,
-            byte[] requestHash) {}
+            byte[] requestHash,
+            String captureMethod) {}
 
     private static final String INSERT_PROCESSING = SqlResource.load(PaymentRepository.class, "capture-claim.sql");
 
@@ -78,7 +84,8 @@ public class PaymentRepository {
                         column(newPayments, NewPayment::idempotencyKey, String[]::new),
                         column(newPayments, p -> Buffer.buffer(p.requestHash()), Buffer[]::new),
                         (double) stuckAfter.toSeconds(),
-                        column(newPayments, p -> Metadata.json(p.metadata()), String[]::new))))
+                        column(newPayments, p -> Metadata.json(p.metadata()), String[]::new),
+                        column(newPayments, NewPayment::captureMethod, String[]::new))))
                 .map(rows -> {
                     Map<UUID, Payment> inserted = new HashMap<>();
                     rows.forEach(row -> inserted.put(row.getUUID("id"), from(row)));
@@ -130,7 +137,7 @@ public class PaymentRepository {
                         column(outcomes, OutcomeRow::pspReference, String[]::new),
                         column(outcomes, OutcomeRow::declineCode, String[]::new),
                         column(outcomes, OutcomeRow::lastError, String[]::new),
-                        column(outcomes, o -> ALLOWED_FROM.get(o.status()), String[]::new),
+                        column(outcomes, o -> RECORDABLE_FROM.get(o.status()), String[]::new),
                         eventColumn(outcomes, OutboxRow::eventId, UUID[]::new),
                         eventColumn(outcomes, OutboxRow::eventType, String[]::new),
                         eventColumn(outcomes, OutboxRow::topic, String[]::new),
@@ -168,17 +175,145 @@ public class PaymentRepository {
         return column(rows, o -> o.pspCall() == null ? null : field.apply(o.pspCall()), array);
     }
 
-    /** For each target, the states a payment may move to it from, comma-separated (the SQL splits them). */
-    private static final Map<PaymentStatus, String> ALLOWED_FROM = new EnumMap<>(PaymentStatus.class);
+    /**
+     * For each target, the states {@link #recordOutcomes} may move a payment to it from, comma-separated (the SQL
+     * splits them): the PSP outcomes of the state machine. A pending manual state "to itself" records an outcome still
+     * unknown (last_error, the resolver's next attempt). Starting a capture or a cancel and undoing it are
+     * {@link #startMove} and {@link #undoMove}.
+     */
+    private static final Map<PaymentStatus, String> RECORDABLE_FROM = new EnumMap<>(PaymentStatus.class);
 
     static {
+        Map<PaymentStatus, List<PaymentStatus>> from = Map.of(
+                PaymentStatus.CAPTURED,
+                        List.of(PaymentStatus.PROCESSING, PaymentStatus.UNKNOWN, PaymentStatus.CAPTURING),
+                PaymentStatus.FAILED,
+                        List.of(PaymentStatus.PROCESSING, PaymentStatus.UNKNOWN, PaymentStatus.AUTHORIZING),
+                PaymentStatus.UNKNOWN, List.of(PaymentStatus.PROCESSING),
+                PaymentStatus.AUTHORIZED, List.of(PaymentStatus.AUTHORIZING),
+                PaymentStatus.AUTHORIZING, List.of(PaymentStatus.AUTHORIZING),
+                PaymentStatus.CAPTURING, List.of(PaymentStatus.CAPTURING),
+                PaymentStatus.CANCELING, List.of(PaymentStatus.CANCELING),
+                PaymentStatus.CANCELED, List.of(PaymentStatus.CANCELING));
         for (PaymentStatus target : PaymentStatus.values()) {
-            ALLOWED_FROM.put(
+            RECORDABLE_FROM.put(
                     target,
                     String.join(
                             ",",
-                            target.allowedSources().stream().map(Enum::name).toList()));
+                            from.getOrDefault(target, List.of()).stream()
+                                    .map(Enum::name)
+                                    .toList()));
         }
+    }
+
+    /** A capture or cancel that won its payment: the payment as it left AUTHORIZED, and its resolver attempts then. */
+    public record Started(Payment payment, int attempts) {}
+
+    /**
+     * Starts a capture ({@code to} CAPTURING, {@code capturedAmount} set) or a cancel ({@code to} CANCELING) of the
+     * merchant's AUTHORIZED payment, in one transaction: claims the merchant's Idempotency-Key for it (in progress,
+     * resource the payment), then the guarded {@code UPDATE ... WHERE status = 'AUTHORIZED'}. Of racing requests with
+     * different keys exactly one finds the row AUTHORIZED (the others wait for its row lock and then find it moved);
+     * only it may call the PSP. {@code next_attempt_at} tells the resolver when the call is stuck.
+     *
+     * @return the started move; null when the key was taken (the caller reads it back); fails with
+     *     {@code notAuthorized} when the payment is not AUTHORIZED (then the key is not kept: nothing was written)
+     */
+    public Uni<Started> startMove(
+            Pool pool,
+            UUID merchantId,
+            UUID id,
+            String key,
+            byte[] requestHash,
+            PaymentStatus to,
+            Long capturedAmount,
+            String actor,
+            Duration stuckAfter,
+            Supplier<RuntimeException> notAuthorized) {
+        return pool.withTransaction(conn -> conn.preparedQuery(
+                        """
+                        INSERT INTO idempotency_keys (merchant_id, key, request_hash, resource_type, resource_id)
+                        VALUES ($1, $2, $3, 'payment', $4) ON CONFLICT DO NOTHING RETURNING key""")
+                .execute(Tuple.of(merchantId, key, Buffer.buffer(requestHash), id))
+                .flatMap(claimed -> claimed.rowCount() == 0
+                        ? Uni.createFrom().<Started>nullItem()
+                        : conn.preparedQuery(
+                                        """
+                                        UPDATE payments
+                                           SET status = $3, captured_amount = $4, last_error = NULL,
+                                               next_attempt_at = now() + make_interval(secs => $5)
+                                         WHERE id = $1 AND merchant_id = $2 AND status = 'AUTHORIZED'
+                                           AND set_config('payments.actor', $6, true) IS NOT NULL
+                                        RETURNING %s, attempts"""
+                                                .formatted(COLUMNS))
+                                .execute(Tuple.from(Arrays.asList(
+                                        id,
+                                        merchantId,
+                                        to.name(),
+                                        capturedAmount,
+                                        (double) stuckAfter.toSeconds(),
+                                        actor)))
+                                .map(rows -> {
+                                    if (rows.rowCount() == 0) {
+                                        throw notAuthorized.get();
+                                    }
+                                    Row row = rows.iterator().next();
+                                    return new Started(from(row), row.getInteger("attempts"));
+                                })));
+    }
+
+    /**
+     * Undoes a started capture or cancel that the PSP certainly did not make (never sent, or refused): the payment
+     * moves from {@code from} to {@code to} (AUTHORIZED, or EXPIRED when the PSP's authorization lapsed) without a
+     * captured amount, its in-progress key is released (the refusal is not stored: the merchant may retry), a key
+     * completed before the outcome (202) becomes final, and {@code event}, if any, is enqueued, in one statement. {@code attempts}, when not null, must still be the
+     * payment's: a resolver that claimed it meanwhile may have sent the call.
+     *
+     * @return whether it undid it (false: the payment had moved on, or a resolver claimed it)
+     */
+    public Uni<Boolean> undoMove(
+            SqlClient client,
+            UUID id,
+            PaymentStatus from,
+            PaymentStatus to,
+            Integer attempts,
+            String lastError,
+            OutboxRow event,
+            String actor) {
+        return client.preparedQuery(
+                        """
+                        WITH undone AS (
+                            UPDATE payments
+                               SET status = $3, captured_amount = NULL, next_attempt_at = NULL, last_error = $5
+                             WHERE id = $1 AND status = $2 AND ($4::int4 IS NULL OR attempts = $4)
+                               AND set_config('payments.actor', $6, true) IS NOT NULL
+                            RETURNING id),
+                        released AS (
+                            DELETE FROM idempotency_keys k USING undone
+                             WHERE k.resource_type = 'payment' AND k.resource_id = undone.id
+                               AND k.status = 'IN_PROGRESS'),
+                        finalized AS (
+                            UPDATE idempotency_keys k SET final_at = now() FROM undone
+                             WHERE k.resource_type = 'payment' AND k.resource_id = undone.id
+                               AND k.status = 'COMPLETED' AND k.final_at IS NULL),
+                        event AS (
+                            SELECT enqueue_events(ARRAY[$7::uuid], ARRAY[$8::text], ARRAY[$9::text], ARRAY[id::text],
+                                                  ARRAY[$10::jsonb], ARRAY[$11::jsonb])
+                              FROM undone WHERE $7::uuid IS NOT NULL)
+                        SELECT count(*) FROM undone LEFT JOIN event ON true""")
+                .execute(Tuple.from(Arrays.asList(
+                        id,
+                        from.name(),
+                        to.name(),
+                        attempts,
+                        lastError,
+                        actor,
+                        event == null ? null : event.eventId(),
+                        event == null ? null : event.eventType(),
+                        event == null ? null : event.topic(),
+                        event == null ? null : event.payloadJson(),
+                        event == null ? null : event.headersJson())))
+                .map(rows -> rows.iterator().next().getLong(0) == 1);
     }
 
     public Uni<Payment> find(SqlClient client, UUID merchantId, UUID id) {
@@ -225,7 +360,8 @@ public class PaymentRepository {
                         """
                         WITH dropped AS (
                             DELETE FROM payments
-                             WHERE id = $1 AND merchant_id = $2 AND status = 'PROCESSING' AND attempts = 0
+                             WHERE id = $1 AND merchant_id = $2 AND status IN ('PROCESSING', 'AUTHORIZING')
+                               AND attempts = 0
                             RETURNING id),
                         released AS (
                             DELETE FROM idempotency_keys k USING dropped
@@ -279,7 +415,9 @@ public class PaymentRepository {
                 row.getString("psp_reference"),
                 row.getString("decline_code"),
                 row.getOffsetDateTime("created_at").toInstant(),
-                Metadata.of(row.getJsonObject("metadata")));
+                Metadata.of(row.getJsonObject("metadata")),
+                row.getString("capture_method"),
+                row.getLong("captured_amount"));
     }
 
     static Refund refund(Row row) {

@@ -173,7 +173,8 @@ public class RefundService {
                         "Refund exceeds refundable amount",
                         "The amount is more than what is left to refund on this payment",
                         null);
-            case "UNKNOWN", "PROCESSING" ->
+            // a PSP call of the payment is pending (for a manual payment: its authorization, capture or void)
+            case "UNKNOWN", "PROCESSING", "AUTHORIZING", "CAPTURING", "CANCELING", "EXPIRING" ->
                 new Refusal(
                         Refusal.Kind.CONFLICT,
                         "payment_outcome_pending",

@@ -1,5 +1,7 @@
 package com.payments.api.resolver;
 
+import com.payments.api.PaymentStatus;
+import com.payments.api.common.OutboxRow;
 import com.payments.api.common.PspCallRepository;
 import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.payment.PaymentOutcome;
@@ -27,13 +29,19 @@ public class ClaimRecorder {
     private final Pool pool;
     private final PaymentOutcomeService outcomes;
     private final PspCallRepository pspCalls;
+    private final PaymentRepository payments;
     private final TraceHeaders traceHeaders;
 
     public ClaimRecorder(
-            Pool pool, PaymentOutcomeService outcomes, PspCallRepository pspCalls, TraceHeaders traceHeaders) {
+            Pool pool,
+            PaymentOutcomeService outcomes,
+            PspCallRepository pspCalls,
+            PaymentRepository payments,
+            TraceHeaders traceHeaders) {
         this.pool = pool;
         this.outcomes = outcomes;
         this.pspCalls = pspCalls;
+        this.payments = payments;
         this.traceHeaders = traceHeaders;
     }
 
@@ -49,6 +57,23 @@ public class ClaimRecorder {
 
     Uni<Recorded> record(SqlClient conn, PaymentOutcome outcome) {
         return outcomes.record(conn, outcome, traceHeaders.current());
+    }
+
+    /** The pending capture or void of a manual payment undone to {@code to} after the PSP refused it. */
+    Uni<Boolean> undo(SqlClient conn, Claimed claim, PaymentStatus to, String code) {
+        return payments.findAnyMerchant(conn, claim.id()).flatMap(p -> {
+            OutboxRow event =
+                    to == PaymentStatus.EXPIRED ? outcomes.eventOf(p.moved(to, null), traceHeaders.current()) : null;
+            return payments.undoMove(
+                    conn,
+                    claim.id(),
+                    claim.status(),
+                    to,
+                    claim.attempt(),
+                    "declined " + code,
+                    event,
+                    PaymentResolver.ACTOR);
+        });
     }
 
     private static boolean owns(Claimed claim, Locked current) {

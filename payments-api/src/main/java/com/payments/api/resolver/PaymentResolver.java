@@ -6,6 +6,7 @@ import com.payments.api.client.PspAttentionException;
 import com.payments.api.client.PspChargeLookup.Answer;
 import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
+import com.payments.api.client.PspUnavailableException;
 import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.common.PspCallTimer;
 import com.payments.api.config.ResolutionConfig;
@@ -18,6 +19,7 @@ import com.payments.api.payment.PspChargeAttention;
 import com.payments.api.resolver.ResolverRepository.Claimed;
 import com.payments.psp.port.ChargeQuery;
 import com.payments.psp.port.ChargeRequest;
+import com.payments.psp.port.ChargeResult;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -28,6 +30,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Brings every UNKNOWN payment, and every PROCESSING payment whose process died before recording the outcome, to
@@ -40,6 +43,11 @@ import java.util.List;
  * {@code psp_calls} in that transaction (also when the claim was lost meanwhile: the calls were made). Never FAILED unless the PSP said declined. A charge the PSP
  * reports with another amount or currency than ours records nothing and leaves the payment to an operator
  * ({@link PspAmountMismatch}, as for webhooks).
+ *
+ * <p>Manual payments (V98) whose PSP call is pending, AUTHORIZING, CAPTURING or CANCELING, are claimed alike and their
+ * call is sent again as it was, under the same PSP key (the payment id, {@code capture-<id>}, {@code void-<id>}): the
+ * PSP answers its first result or makes the call now, never a second capture. A refusal that proves the PSP did
+ * nothing undoes the step (back to AUTHORIZED, or EXPIRED when the authorization lapsed).
  */
 @ApplicationScoped
 public class PaymentResolver {
@@ -121,11 +129,22 @@ public class PaymentResolver {
     }
 
     /**
-     * The unit of work of one claim: ask the PSP, re-send if it never got the charge, record or reschedule. Returns
-     * the outcome tag (captured, failed, amount_mismatch, still_unknown, escalated, skipped). Public for tests that
-     * play a second instance whose lease ran out.
+     * The unit of work of one claim: ask the PSP, re-send if it never got the charge, record or reschedule; for a
+     * manual payment re-send its pending call (authorize, capture, void) under the same PSP key. Returns the outcome
+     * tag (captured, failed, authorized, canceled, expired, amount_mismatch, still_unknown, escalated, skipped). Public
+     * for tests that play a second instance whose lease ran out.
      */
     public Uni<String> resolve(Claimed claim) {
+        return switch (claim.status()) {
+            case AUTHORIZING -> resendAuthorization(claim);
+            case CAPTURING -> resendCapture(claim);
+            case CANCELING -> resendVoid(claim);
+            default -> resolveCharge(claim);
+        };
+    }
+
+    /** An automatic payment UNKNOWN or stuck PROCESSING: look the charge up, re-send it if the PSP never got it. */
+    private Uni<String> resolveCharge(Claimed claim) {
         List<PspCall> calls = new ArrayList<>(2);
         PspCallTimer timer = new PspCallTimer();
         // the stored PSP id (Stripe: a pending PaymentIntent) lets the adapter retrieve by id after the PSP's key
@@ -180,6 +199,92 @@ public class PaymentResolver {
     }
 
     /**
+     * A manual payment's authorization whose answer was lost (or whose process died): the same authorization again,
+     * with the payment id as key (the PSP answers its first result, or authorizes now if it never got it).
+     */
+    private Uni<String> resendAuthorization(Claimed claim) {
+        metrics.resend();
+        PspCallTimer timer = new PspCallTimer();
+        List<PspCall> calls = new ArrayList<>(1);
+        return psp.authorize(claim.id(), claim.amount(), claim.currency(), claim.source(), timer)
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    calls.add(timer.authorization(claim.attempt(), result, failure));
+                    if (failure != null) {
+                        return stillUnknown(claim, "authorize", failure, calls);
+                    }
+                    return record(
+                            claim,
+                            result.status() == ChargeResult.Status.AUTHORIZED
+                                    ? PaymentOutcome.authorized(claim.id(), result.pspChargeId(), ACTOR)
+                                    : PaymentOutcome.failed(
+                                            claim.id(), result.pspChargeId(), result.declineCode(), ACTOR),
+                            null,
+                            calls);
+                });
+    }
+
+    /**
+     * A capture whose answer was lost: the same capture (same amount) under the payment's one capture key, so the PSP
+     * answers its first result or captures now; never a second capture. A refusal that proves nothing was captured
+     * undoes it (AUTHORIZED, or EXPIRED when the authorization lapsed).
+     */
+    private Uni<String> resendCapture(Claimed claim) {
+        metrics.resend();
+        return psp.capture(claim.id(), claim.pspReference(), claim.capturedAmount(), claim.currency())
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    if (failure != null) {
+                        return stillUnknown(claim, "capture", failure, List.of());
+                    }
+                    if (result.status() == ChargeResult.Status.CAPTURED) {
+                        return record(claim, PaymentOutcome.captured(claim.id(), null, ACTOR), null, List.of());
+                    }
+                    String code = result.declineCode();
+                    if (ChargeResult.AUTHORIZATION_EXPIRED.equals(code)
+                            || ChargeResult.AUTHORIZATION_CANCELED.equals(code)) {
+                        return undo(claim, PaymentStatus.EXPIRED, code);
+                    }
+                    if (ChargeResult.AMOUNT_EXCEEDS_AUTHORIZED.equals(code)
+                            || ChargeResult.NOT_AUTHORIZED.equals(code)) {
+                        return undo(claim, PaymentStatus.AUTHORIZED, code);
+                    }
+                    return stillUnknown(claim, "capture", new PspUnavailableException("declined " + code), List.of());
+                });
+    }
+
+    /** A void whose answer was lost: the same void under the payment's one void key. */
+    private Uni<String> resendVoid(Claimed claim) {
+        metrics.resend();
+        return psp.voidAuthorization(claim.id(), claim.pspReference())
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    if (failure != null) {
+                        return stillUnknown(claim, "void", failure, List.of());
+                    }
+                    if (result.status() == ChargeResult.Status.CANCELED) {
+                        return record(claim, PaymentOutcome.canceled(claim.id(), ACTOR), null, List.of());
+                    }
+                    if (ChargeResult.NOT_AUTHORIZED.equals(result.declineCode())) {
+                        return undo(claim, PaymentStatus.AUTHORIZED, result.declineCode());
+                    }
+                    return stillUnknown(
+                            claim, "void", new PspUnavailableException("declined " + result.declineCode()), List.of());
+                });
+    }
+
+    /** The PSP refused the pending capture or void and did nothing: the payment moves back (or EXPIRED). */
+    private Uni<String> undo(Claimed claim, PaymentStatus to, String code) {
+        return recorder.underLock(claim, List.of(), (conn, current) -> recorder.undo(conn, claim, to, code)
+                .map(undone -> {
+                    Log.infof(
+                            "Resolver: payment %s %s -> %s, the PSP refused: %s (attempt %d)",
+                            claim.id(), current.status(), to, code, claim.attempt());
+                    return to.name().toLowerCase(Locale.ROOT);
+                }));
+    }
+
+    /**
      * A definite PSP answer: recorded under the row lock if this claim still owns the payment and {@code reported},
      * the charge as the lookup found it (null for the answer to our own charge, made with our amount under our key),
      * has our amount and currency.
@@ -194,7 +299,7 @@ public class PaymentResolver {
                 Log.infof(
                         "Resolver: payment %s %s -> %s (attempt %d)",
                         claim.id(), current.status(), now, claim.attempt());
-                return now == PaymentStatus.CAPTURED ? "captured" : "failed";
+                return now == PaymentStatus.FAILED ? "failed" : now.name().toLowerCase(Locale.ROOT);
             });
         });
     }

@@ -21,7 +21,10 @@ import java.util.UUID;
 @ApplicationScoped
 public class ResolverRepository {
 
-    /** A claimed payment: {@code attempt} is the attempt number this claim owns. */
+    /**
+     * A claimed payment: {@code attempt} is the attempt number this claim owns; {@code capturedAmount} that of a
+     * manual capture (CAPTURING), else null.
+     */
     public record Claimed(
             UUID id,
             UUID merchantId,
@@ -31,7 +34,8 @@ public class ResolverRepository {
             String source,
             String pspReference,
             int attempt,
-            Instant createdAt) {}
+            Instant createdAt,
+            Long capturedAmount) {}
 
     /** Numbers for the gauges. */
     public record Snapshot(
@@ -45,7 +49,7 @@ public class ResolverRepository {
 
     /**
      * Claims up to {@code limit} due payments (UNKNOWN, or PROCESSING whose stuck-after time passed, or a lease that
-     * expired). Other instances skip the locked rows during the statement and the lease keeps them away afterwards.
+     * expired; of manual payments AUTHORIZING, CAPTURING and CANCELING alike). Other instances skip the locked rows during the statement and the lease keeps them away afterwards.
      */
     public Uni<List<Claimed>> claim(SqlClient client, int limit, Duration lease) {
         return client.preparedQuery(CLAIM)
@@ -62,7 +66,8 @@ public class ResolverRepository {
                                 row.getString("source"),
                                 row.getString("psp_reference"),
                                 row.getInteger("attempts"),
-                                row.getOffsetDateTime("created_at").toInstant()));
+                                row.getOffsetDateTime("created_at").toInstant(),
+                                row.getLong("captured_amount")));
                     }
                     return out;
                 });
@@ -89,7 +94,8 @@ public class ResolverRepository {
                                                       ELSE now() + make_interval(secs => $3) END,
                                last_error = $5,
                                psp_reference = COALESCE(psp_reference, $6)
-                         WHERE id = $1 AND attempts = $2 AND status IN ('PROCESSING', 'UNKNOWN')
+                         WHERE id = $1 AND attempts = $2
+                           AND status IN ('PROCESSING', 'UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING')
                         RETURNING next_attempt_at IS NULL AS escalated""")
                 .execute(Tuple.of(
                         id, attempt, delay.toMillis() / 1000.0, deadline.toMillis() / 1000.0, lastError, pspReference))
@@ -105,7 +111,8 @@ public class ResolverRepository {
         return client.preparedQuery(
                         """
                         UPDATE payments SET next_attempt_at = NULL, last_error = $3
-                         WHERE id = $1 AND attempts = $2 AND status IN ('PROCESSING', 'UNKNOWN')""")
+                         WHERE id = $1 AND attempts = $2
+                           AND status IN ('PROCESSING', 'UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING')""")
                 .execute(Tuple.of(id, attempt, lastError))
                 .map(rows -> rows.rowCount() == 1);
     }
