@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
+import com.payments.refunds.repository.RefundRepository;
 import com.payments.refunds.service.ConsumedEventPurge;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
@@ -41,6 +42,9 @@ class PendingRefundSyncTest {
 
     @Inject
     ConsumedEventPurge purge;
+
+    @Inject
+    RefundRepository refundRepository;
 
     @ConfigProperty(name = "psp.url")
     String pspUrl;
@@ -77,6 +81,34 @@ class PendingRefundSyncTest {
         assertThat(fx.count("SELECT count(*) FROM consumed_events WHERE event_id IN ('" + recent + "', '"
                         + otherConsumer + "')"))
                 .isEqualTo(2);
+    }
+
+    /**
+     * A claim given back by a stopping worker's sync (nothing sent): the refund is due at once, its attempt not
+     * counted, and the sync of another worker (here the running one) executes it long before the lease would have
+     * ended.
+     */
+    @Test
+    void aClaimGivenBackUnsentIsDueAtOnceAndExecutedBySync() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 2_000);
+        UUID refundId = fx.reserve(payment, 2_000);
+        // as a sync's claim leaves it: one attempt counted, leased for an hour
+        fx.query(
+                "UPDATE refunds SET attempts = 1, next_attempt_at = now() + interval '1 hour' WHERE id = $1", refundId);
+
+        assertThat(refundRepository.release(pool, refundId).await().atMost(Fixtures.WAIT))
+                .isTrue();
+        Row released = fx.one(
+                "SELECT attempts, next_attempt_at <= now() AS due FROM refunds WHERE id = $1",
+                io.vertx.mutiny.sqlclient.Tuple.of(refundId));
+        assertThat(released.getInteger("attempts")).isZero();
+        assertThat(released.getBoolean("due")).isTrue();
+
+        await().atMost(Fixtures.WAIT).until(() -> fx.status(refundId).equals("SUCCEEDED"));
+        assertThat(fx.pspRefundMovements(refundId)).isEqualTo(1);
+        assertThat(refundRepository.release(pool, refundId).await().atMost(Fixtures.WAIT))
+                .as("a final refund is not given back")
+                .isFalse();
     }
 
     @Test

@@ -6,6 +6,8 @@ import io.smallrye.mutiny.subscription.UniEmitter;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -17,7 +19,8 @@ import java.util.function.Supplier;
  * tasks behind its running one: a task that comes when its lane is full runs its hand-off instead, at once and outside
  * the lane, so that one busy key can neither make its tasks wait without bound nor take every slot. A lane is removed
  * as soon as it is empty, so the map never holds more than {@code capacity} keys. A task without a key has no order
- * to keep and runs at once once admitted.
+ * to keep and runs at once once admitted. {@link #stop} admits nothing more and starts no waiting task; the tasks
+ * already running end as usual.
  */
 final class KeyedLanes {
 
@@ -33,6 +36,8 @@ final class KeyedLanes {
     private final Map<String, ArrayDeque<Supplier<Uni<Void>>>> lanes = new HashMap<>();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private int admitted;
+    /** Set by {@link #stop}; completes once no task runs any more. */
+    private CompletableFuture<Void> drained;
 
     /** {@code capacity} is read at every admission, so it may change (an adaptive limit). */
     KeyedLanes(IntSupplier capacity, int maxWaiting) {
@@ -49,6 +54,10 @@ final class KeyedLanes {
         return Uni.createFrom().emitter(emitter -> {
             Start start;
             synchronized (this) {
+                if (drained != null) {
+                    // stopped: never admitted, so never acknowledged; its record is delivered again after a restart
+                    return;
+                }
                 if (!pending.isEmpty() || admitted >= capacity.getAsInt()) {
                     pending.addLast(new Pending(key, task, handOff, emitter));
                     return;
@@ -58,6 +67,30 @@ final class KeyedLanes {
             emitter.complete(null);
             run(start);
         });
+    }
+
+    /**
+     * Admits nothing more (a later {@link #submit} never completes) and drops the tasks waiting for admission or in a
+     * lane: none of them started, so their records stay unacknowledged and are delivered again after a restart. The
+     * returned stage completes once the tasks already running have ended.
+     */
+    CompletionStage<Void> stop() {
+        synchronized (this) {
+            if (drained != null) {
+                return drained;
+            }
+            drained = new CompletableFuture<>();
+            pending.clear();
+            for (ArrayDeque<Supplier<Uni<Void>>> lane : lanes.values()) {
+                admitted -= lane.size();
+                lane.clear();
+            }
+            if (admitted > 0) {
+                return drained;
+            }
+        }
+        drained.complete(null);
+        return drained;
     }
 
     /** Tasks admitted and not yet ended (running, waiting in a lane, or handing off). */
@@ -97,6 +130,7 @@ final class KeyedLanes {
         Start next = null;
         Pending newcomer = null;
         Start newcomerStart = null;
+        CompletableFuture<Void> drainedNow = null;
         synchronized (this) {
             admitted--;
             if (lane != null) {
@@ -108,10 +142,15 @@ final class KeyedLanes {
                     next = new Start(lane, task);
                 }
             }
-            if (!pending.isEmpty() && admitted < capacity.getAsInt()) {
+            if (drained != null) {
+                drainedNow = admitted == 0 ? drained : null;
+            } else if (!pending.isEmpty() && admitted < capacity.getAsInt()) {
                 newcomer = pending.pollFirst();
                 newcomerStart = admit(newcomer.key(), newcomer.task(), newcomer.handOff());
             }
+        }
+        if (drainedNow != null) {
+            drainedNow.complete(null);
         }
         run(next);
         if (newcomer != null) {

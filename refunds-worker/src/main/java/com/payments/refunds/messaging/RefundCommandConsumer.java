@@ -21,6 +21,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
@@ -86,6 +87,20 @@ public class RefundCommandConsumer {
                 key,
                 () -> handle(message, metadata, key, headers, service::execute),
                 () -> handle(message, metadata, key, headers, this::handOff));
+    }
+
+    /**
+     * Takes no more records ({@link KeyedLanes#stop}): a record not yet started (waiting in its payment's lane or for
+     * admission) stays unacknowledged, so its offset is not committed and the next worker gets it again. Completes
+     * once every record already started is acknowledged (its refund's outcome committed) or dead-lettered.
+     */
+    public CompletionStage<Void> stop() {
+        return lanes.stop();
+    }
+
+    /** Records started and not yet acknowledged or dead-lettered. */
+    public int inFlight() {
+        return lanes.admitted();
     }
 
     /** Runs {@code action} on the record's command, then acks the record, or dead-letters it when that failed. */

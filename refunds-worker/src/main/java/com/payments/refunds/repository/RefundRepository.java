@@ -135,6 +135,19 @@ public class RefundRepository {
     }
 
     /**
+     * Gives back a claim that was not used (nothing sent to the PSP): the refund is due at once and the claim's attempt
+     * is not counted. Returns whether it changed the row (false when the refund is no longer PENDING).
+     */
+    public Uni<Boolean> release(SqlClient client, UUID refundId) {
+        return client.preparedQuery(
+                        """
+                        UPDATE refunds SET attempts = attempts - 1, next_attempt_at = now()
+                         WHERE id = $1 AND status = 'PENDING' AND attempts > 0""")
+                .execute(Tuple.of(refundId))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    /**
      * Keeps a PENDING refund PENDING and schedules its next attempt with exponential backoff on its attempt count.
      * Returns null when the refund was no longer PENDING.
      */

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -89,10 +90,11 @@ public class RefundExecutionService {
     /**
      * Re-checks due PENDING refunds: asks the PSP by reference and re-sends with the same key when the PSP never got
      * the refund. Up to {@code refunds.sync.concurrency} payments at once, a payment's refunds one after the other in
-     * the batch's order (as its lane runs them), so that a batch ends well inside its lease. Returns how many refunds it
-     * claimed.
+     * the batch's order (as its lane runs them), so that a batch ends well inside its lease. Once {@code stopping}
+     * says so, the refunds of the batch not yet sent are given back instead ({@link RefundRepository#release}). Returns
+     * how many refunds it claimed.
      */
-    public Uni<Integer> syncDue() {
+    public Uni<Integer> syncDue(BooleanSupplier stopping) {
         RefundsConfig.Sync sync = config.sync();
         return pool.withTransaction(
                         conn -> refunds.claimDue(conn, sync.batchSize(), sync.lease(), sync.unscheduledAfter()))
@@ -101,7 +103,7 @@ public class RefundExecutionService {
                         : Multi.createFrom()
                                 .iterable(byPayment(batch))
                                 .onItem()
-                                .transformToUni(this::resyncInOrder)
+                                .transformToUni(ofOnePayment -> resyncInOrder(ofOnePayment, stopping))
                                 .merge(sync.concurrency())
                                 .collect()
                                 .last()
@@ -114,11 +116,12 @@ public class RefundExecutionService {
                 .values();
     }
 
-    private Uni<Void> resyncInOrder(List<Refund> refundsOfOnePayment) {
+    private Uni<Void> resyncInOrder(List<Refund> refundsOfOnePayment, BooleanSupplier stopping) {
         return Multi.createFrom()
                 .iterable(refundsOfOnePayment)
                 .onItem()
-                .transformToUniAndConcatenate(this::resync)
+                .transformToUniAndConcatenate(refund ->
+                        Uni.createFrom().deferred(() -> stopping.getAsBoolean() ? release(refund) : resync(refund)))
                 .collect()
                 .last()
                 .replaceWithVoid();
@@ -139,6 +142,15 @@ public class RefundExecutionService {
                     Log.errorf(e, "refund %s: sync attempt %d not recorded", refund.id(), refund.attempts());
                     return null;
                 });
+    }
+
+    /** Gives back a claimed refund that was not sent (the worker is stopping): due at once, its attempt not counted. */
+    private Uni<Void> release(Refund refund) {
+        return refunds.release(pool, refund.id()).replaceWithVoid().onFailure().recoverWithItem(e -> {
+            // its lease expires and it comes back
+            Log.errorf(e, "refund %s: claim not given back", refund.id());
+            return null;
+        });
     }
 
     /**

@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -60,5 +62,36 @@ class KeyedLanesTest {
         end("p4");
         end("q1");
         assertThat(lanes.admitted()).isZero();
+    }
+
+    /**
+     * A stop lets the running tasks end, starts nothing that waited (in a lane or for admission) and admits nothing
+     * more; it completes when the last running task ended.
+     */
+    @Test
+    void aStopLetsTheRunningTasksEndAndStartsNoOther() {
+        KeyedLanes lanes = new KeyedLanes(() -> 3, 2);
+        submit(lanes, "p", "p1");
+        submit(lanes, "p", "p2");
+        submit(lanes, "q", "q1");
+        AtomicBoolean waitingAdmitted = new AtomicBoolean();
+        lanes.submit("r", task("r1"), task("r1 handed off")).subscribe().with(ignored -> waitingAdmitted.set(true));
+        assertThat(started).containsExactly("p1", "q1");
+
+        CompletableFuture<Void> drained = lanes.stop().toCompletableFuture();
+        AtomicBoolean lateAdmitted = new AtomicBoolean();
+        lanes.submit("s", task("s1"), task("s1 handed off")).subscribe().with(ignored -> lateAdmitted.set(true));
+        assertThat(lanes.admitted()).as("p2 dropped from its lane").isEqualTo(2);
+        assertThat(drained).isNotDone();
+
+        end("p1");
+        assertThat(drained).isNotDone();
+        end("q1");
+        assertThat(drained).isCompleted();
+        assertThat(started).as("p2, r1 and s1 never started").containsExactly("p1", "q1");
+        assertThat(waitingAdmitted).isFalse();
+        assertThat(lateAdmitted).isFalse();
+        assertThat(lanes.admitted()).isZero();
+        assertThat(lanes.stop()).isCompleted();
     }
 }
