@@ -10,6 +10,8 @@ import java.util.Locale;
 import java.util.Properties;
 import java.util.UUID;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
@@ -70,12 +72,25 @@ public final class Postgres {
      */
     public static Database freshDatabase(String prefix) {
         Database database = emptyDatabase(prefix);
-        Flyway.configure(Thread.currentThread().getContextClassLoader())
-                .dataSource(database.jdbcUrl(), database.user(), database.password())
-                .locations(MIGRATIONS)
+        withSessionLock(Flyway.configure(Thread.currentThread().getContextClassLoader())
+                        .dataSource(database.jdbcUrl(), database.user(), database.password())
+                        .locations(MIGRATIONS))
                 .load()
                 .migrate();
         return database;
+    }
+
+    /**
+     * Flyway's lock held for the session instead of in a transaction, as the migration Job holds it (payments-api's
+     * FlywaySessionLock): CREATE INDEX CONCURRENTLY (V101) waits for every older transaction, Flyway's own lock
+     * transaction included, so with Flyway's default it would wait forever. Every runner of the migrations uses this.
+     */
+    public static FluentConfiguration withSessionLock(FluentConfiguration configuration) {
+        configuration
+                .getPluginRegister()
+                .getPlugin(PostgreSQLConfigurationExtension.class)
+                .setTransactionalLock(false);
+        return configuration;
     }
 
     /** Creates a database named {@code <prefix>_<random>} without any schema (what the migration Job starts from). */

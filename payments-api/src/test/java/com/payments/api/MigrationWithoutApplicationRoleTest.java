@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.payments.api.config.ApplicationRoleRequirement;
 import com.payments.contracts.SchemaVersion;
+import com.payments.infra.Postgres;
 import com.payments.infra.TlsPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -75,9 +76,9 @@ class MigrationWithoutApplicationRoleTest {
     }
 
     private static FluentConfiguration flyway(String database) {
-        return Flyway.configure()
+        return Postgres.withSessionLock(Flyway.configure()
                 .dataSource(server.jdbcUrl("127.0.0.1", database, server.caFile()), "owner_only", "")
-                .locations("classpath:db/migration");
+                .locations("classpath:db/migration"));
     }
 
     private static Connection connect(String database, String user) throws SQLException {

@@ -35,9 +35,9 @@ public class TlsDatabaseTestResource implements QuarkusTestResourceLifecycleMana
                 } catch (SQLException e) {
                     throw new IllegalStateException("Cannot prepare the TLS database", e);
                 }
-                Flyway.configure(Thread.currentThread().getContextClassLoader())
-                        .dataSource(server.jdbcUrl("localhost", DATABASE, server.caFile()), "postgres", "")
-                        .locations("classpath:db/migration")
+                Postgres.withSessionLock(Flyway.configure(Thread.currentThread().getContextClassLoader())
+                                .dataSource(server.jdbcUrl("localhost", DATABASE, server.caFile()), "postgres", "")
+                                .locations("classpath:db/migration"))
                         .load()
                         .migrate();
                 System.setProperty(KEY, server.port() + "\n" + server.caFile());

@@ -257,9 +257,9 @@ class CostBudgetTest {
                 sql.execute("CREATE DATABASE " + name);
             }
             Postgres.Database database = new Postgres.Database(name, "127.0.0.1", server.getPort(), "postgres", "");
-            Flyway.configure()
-                    .dataSource(database.jdbcUrl(), database.user(), database.password())
-                    .locations("classpath:db/migration")
+            Postgres.withSessionLock(Flyway.configure()
+                            .dataSource(database.jdbcUrl(), database.user(), database.password())
+                            .locations("classpath:db/migration"))
                     .load()
                     .migrate();
             return new CountedPostgres(server, database);

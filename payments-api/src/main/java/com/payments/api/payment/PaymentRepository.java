@@ -116,6 +116,7 @@ public class PaymentRepository {
     }
 
     private static final String RECORD_OUTCOME = SqlResource.load(PaymentRepository.class, "record-outcome.sql");
+    private static final String UNDO_MOVE = SqlResource.load(PaymentRepository.class, "payment-undo-move.sql");
 
     /**
      * Records PSP outcomes, for all of them in one statement (one atomic round trip): for each payment the guarded
@@ -280,27 +281,7 @@ public class PaymentRepository {
             String lastError,
             OutboxRow event,
             String actor) {
-        return client.preparedQuery(
-                        """
-                        WITH undone AS (
-                            UPDATE payments
-                               SET status = $3, captured_amount = NULL, next_attempt_at = NULL, last_error = $5
-                             WHERE id = $1 AND status = $2 AND ($4::int4 IS NULL OR attempts = $4)
-                               AND set_config('payments.actor', $6, true) IS NOT NULL
-                            RETURNING id),
-                        released AS (
-                            DELETE FROM idempotency_keys k USING undone
-                             WHERE k.resource_type = 'payment' AND k.resource_id = undone.id
-                               AND k.status = 'IN_PROGRESS'),
-                        finalized AS (
-                            UPDATE idempotency_keys k SET final_at = now() FROM undone
-                             WHERE k.resource_type = 'payment' AND k.resource_id = undone.id
-                               AND k.status = 'COMPLETED' AND k.final_at IS NULL),
-                        event AS (
-                            SELECT enqueue_events(ARRAY[$7::uuid], ARRAY[$8::text], ARRAY[$9::text], ARRAY[id::text],
-                                                  ARRAY[$10::jsonb], ARRAY[$11::jsonb])
-                              FROM undone WHERE $7::uuid IS NOT NULL)
-                        SELECT count(*) FROM undone LEFT JOIN event ON true""")
+        return client.preparedQuery(UNDO_MOVE)
                 .execute(Tuple.from(Arrays.asList(
                         id,
                         from.name(),
