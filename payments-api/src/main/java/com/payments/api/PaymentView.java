@@ -5,14 +5,14 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
 /**
  * The payment as the merchant API shows it (docs/architecture.md §4). {@code refunds} is left out of list answers.
- * {@code captureMethod}: automatic or manual; {@code capturedAmount}: only on a manual payment being or having been
- * captured.
+ * {@code captureMethod} and {@code capturedAmount} only on a manual payment (the latter once it is being or has been
+ * captured): an automatic payment reads byte for byte as before API 1.9.0, so that a key answered by the previous
+ * release during a roll replays the same bytes through this one.
  */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -55,7 +55,7 @@ public record PaymentView(
                 p.amount(),
                 p.currency(),
                 p.status(),
-                p.captureMethod().toLowerCase(Locale.ROOT),
+                Payment.MANUAL.equals(p.captureMethod()) ? "manual" : null,
                 p.capturedAmount(),
                 p.declineCode(),
                 p.refundedAmount(),

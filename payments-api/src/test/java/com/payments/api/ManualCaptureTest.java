@@ -223,7 +223,7 @@ class ManualCaptureTest {
         Response automatic =
                 TestSupport.capture(KEY_A, unique("key"), TestSupport.body(unique("order"), 100, "EUR", "tok_visa"));
         automatic.then().statusCode(201);
-        assertThat(automatic.<String>path("captureMethod")).isEqualTo("automatic");
+        assertThat(automatic.<String>path("captureMethod")).isNull();
         assertThat(automatic.<Integer>path("capturedAmount")).isNull();
         UUID automaticId = UUID.fromString(automatic.path("id"));
         Response refused = captureOf(automaticId, unique("cap"), null);
