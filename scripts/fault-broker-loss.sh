@@ -4,9 +4,10 @@
 # min.insync.replicas=2; the fault suite's stack and load run against it, and its fault round is replaced by a kill -9
 # of the node that leads most payment-events partitions while the relay publishes at full speed (it is held back with
 # SIGSTOP for BROKER_LOSS_HOLD_SECONDS of load, resumed with SIGCONT, and the node dies BROKER_LOSS_DRAIN_SECONDS into
-# the drain of that backlog) and refunds-worker and webhook-delivery consume. The suite's invariants then hold (every outbox row on Kafka, each payment's events in commit
-# order on one partition, no refund left PENDING, ...), plus: the consumer groups' lag back to 0, no partition led by
-# the dead node, every partition with 2 in-sync replicas. Prints the time without publishing, the events and the lag.
+# the drain of that backlog) and refunds-worker and webhook-delivery consume. The suite's invariants then hold (every
+# outbox row on Kafka, each payment's events in commit order on one partition, no refund left PENDING, ...), plus: the
+# consumer groups' lag back to 0, no partition led by the dead node, every partition with 2 in-sync replicas. Prints
+# the produce requests the kill cut, the time without publishing, the events and the lag.
 #
 #   scripts/fault-suite.sh broker-loss            60 s of load (LOAD_SECONDS), then the acks proof (below)
 #   scripts/fault-suite.sh broker-loss --short    CI's form: 25 s of load, no acks proof
