@@ -2,24 +2,28 @@
 # Kafka broker loss (issue 40, docs/fault-suite.md "Broker loss"): a three-node KRaft cluster (each node broker and
 # controller, its own JVM, the Kafka jars of .ci/kafka-broker), topics with replication factor 3 and
 # min.insync.replicas=2; the fault suite's stack and load run against it, and its fault round is replaced by a kill -9
-# of the node that leads most payment-events partitions while the relay publishes and refunds-worker and
-# webhook-delivery consume. The suite's invariants then hold (every outbox row on Kafka, each payment's events in commit
-# order on one partition, no refund left PENDING, ...), plus: the consumer groups' lag back to 0, no partition led by
-# the dead node, every partition with 2 in-sync replicas. Prints the time without publishing, the events and the lag.
+# of the node that leads most payment-events partitions while the relay publishes at full speed (it is held back with
+# SIGSTOP for BROKER_LOSS_HOLD_SECONDS of load, resumed with SIGCONT, and the node dies BROKER_LOSS_DRAIN_SECONDS into
+# the drain of that backlog) and refunds-worker and webhook-delivery consume. The suite's invariants then hold (every
+# outbox row on Kafka, each payment's events in commit order on one partition, no refund left PENDING, ...), plus: the
+# consumer groups' lag back to 0, no partition led by the dead node, every partition with 2 in-sync replicas. Prints
+# the produce requests the kill cut, the time without publishing, the events and the lag.
 #
 #   scripts/fault-suite.sh broker-loss            60 s of load (LOAD_SECONDS), then the acks proof (below)
 #   scripts/fault-suite.sh broker-loss --short    CI's form: 25 s of load, no acks proof
 #   scripts/fault-suite.sh broker-loss --prove    only the acks proof: the same kill under a producer at full speed,
 #                                                 once with acks=all and once with acks=1 (the second may lose records)
-#   env: BROKER_LOSS_PORT (26090: brokers on +1..+3, controllers on +11..+13; the stack on 262xx), KEEP=1, and the
-#        fault suite's (LOAD_SECONDS, WORKERS, SETTLE_SECONDS, ...)
+#   env: BROKER_LOSS_PORT (26090: brokers on +1..+3, controllers on +11..+13; the stack on 262xx),
+#        BROKER_LOSS_HOLD_SECONDS (20: the relay stopped), BROKER_LOSS_DRAIN_SECONDS (1: resume -> kill), KEEP=1, and
+#        the fault suite's (LOAD_SECONDS, WORKERS, SETTLE_SECONDS, ...)
 #
 # Sourced by scripts/fault-suite.sh (FAULT_HOOKS) it only defines the suite's hooks fault_round and fault_report.
 
 if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
   # --- hooks, in the fault suite's shell -----------------------------------------------------------------------
   kbl() { "$JAVA" -cp "$BROKER_LOSS_TOOL_CP" com.payments.infra.KafkaClusterTool "$@" 2>>"$BROKER_LOSS_DIR/tool.log"; }
-  KILLED_NODE='' KILL_AT_MS='' LEADERS_MOVED_MS=''
+  KILLED_NODE='' KILL_AT_MS='' LEADERS_MOVED_MS='' RESUME_AT_MS='' BACKLOG_AT_RESUME='' BACKLOG_AT_KILL=''
+  unsent() { sql -c "SELECT count(*) FROM outbox WHERE sent_at IS NULL"; }
   not_led_by() { ! kbl describe payment-events | grep -q " leader=$1 "; }
   fault_round() {
     # The JVM itself in the background, not kbl (a function: a subshell whose kill at the end left the JVM running)
@@ -31,10 +35,24 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
     [[ $KILLED_NODE =~ ^[1-3]$ ]] || { say "no leader of payment-events found"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
     leaders() { kbl describe payment-events | grep -o 'leader=[a-z0-9]*' | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}'; }
     say "payment-events partitions per leader before: $(leaders)"
+    # At full speed: the relay held back while the load goes on, so that the kill hits it publishing a backlog.
+    local relay node_pid
+    relay=$(pid_on_port "$RELAY_PORT")
+    node_pid=$(cat "$BROKER_LOSS_DIR/node$KILLED_NODE.pid")
+    [[ -n $relay ]] || { say "no outbox-relay on :$RELAY_PORT"; INFRA_ERRORS=$((INFRA_ERRORS + 1)); return; }
+    kill -STOP "$relay"
+    say "outbox-relay (pid $relay) stopped (SIGSTOP) for ${BROKER_LOSS_HOLD_SECONDS:-20} s of load"
+    sleep "${BROKER_LOSS_HOLD_SECONDS:-20}"
+    BACKLOG_AT_RESUME=$(unsent)
+    kill -CONT "$relay"
+    RESUME_AT_MS=$(date +%s%3N)
+    sleep "${BROKER_LOSS_DRAIN_SECONDS:-1}"
+    kill -9 "$node_pid"
     KILL_AT_MS=$(date +%s%3N)
-    kill -9 "$(cat "$BROKER_LOSS_DIR/node$KILLED_NODE.pid")"
     FAULTS=$((FAULTS + 1))
-    say "kill -9 Kafka node $KILLED_NODE (leads most payment-events partitions)"
+    BACKLOG_AT_KILL=$(unsent)
+    say "kill -9 Kafka node $KILLED_NODE (leads most payment-events partitions) $((KILL_AT_MS - RESUME_AT_MS)) ms" \
+      "after the relay resumed with $BACKLOG_AT_RESUME unsent rows; $BACKLOG_AT_KILL unsent at the kill"
     if POLL_EVERY=0.5 poll 60 "" "payment-events leaders off node $KILLED_NODE" not_led_by "$KILLED_NODE"; then
       LEADERS_MOVED_MS=$(($(date +%s%3N) - KILL_AT_MS))
       say "payment-events leaders off node $KILLED_NODE after ${LEADERS_MOVED_MS} ms (polled): $(leaders)"
@@ -50,7 +68,7 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
   # A fresh client each look (the sampler's may still wait on the dead node while it refreshes its metadata).
   lag_zero() { [[ $(kbl lag 0 refunds-worker webhook-delivery | cut -d' ' -f2) == 0 ]]; }
   fault_report() {
-    local describe stuck=0 offline isr gap published max_lag
+    local describe stuck=0 offline isr gap published max_lag in_flight
     # Throttled commits trail the processing by a few seconds.
     poll 60 "" "lag 0 of refunds-worker and webhook-delivery" lag_zero || stuck=1
     describe=$(kbl describe payment-events; kbl describe refund-commands)
@@ -60,16 +78,21 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
     broker_check "Kafka: no partition without a leader or led by the killed node $KILLED_NODE" "$offline"
     broker_check "Kafka: every partition with 2 in-sync replicas after the loss" "$isr"
     ((offline + isr)) && echo "$describe"
-    # The longest time without a row marked sent, from 10 s before the kill to the end of the load.
+    # The longest time without a row marked sent, from the relay's resume to the end of the load (before it, the
+    # relay was held back on purpose).
     gap=$(sql -c "SELECT coalesce(round(extract(epoch FROM max(gap)) * 1000), -1) FROM (SELECT sent_at - lag(sent_at)
-      OVER (ORDER BY sent_at) gap FROM outbox WHERE sent_at BETWEEN to_timestamp($KILL_AT_MS / 1000.0) - interval '10 s'
+      OVER (ORDER BY sent_at) gap FROM outbox WHERE sent_at BETWEEN to_timestamp($RESUME_AT_MS / 1000.0)
       AND to_timestamp($(cat "$STOP")) + interval '5 s') t")
     published=$(sql -c "SELECT count(*) FILTER (WHERE sent_at < to_timestamp($KILL_AT_MS / 1000.0)) || ' before, '
       || count(*) FILTER (WHERE sent_at >= to_timestamp($KILL_AT_MS / 1000.0)) || ' after the kill' FROM outbox")
+    # Produce requests the kill cut: the relay's producer logs each partition's failed request before it retries it
+    # (on the same idempotent sequence): proof that the kill hit the relay publishing, not idle.
+    in_flight=$(grep -c 'Got error produce response' "$ROOT/.local/logs/outbox-relay.log")
     max_lag=$(awk '$2 != "unknown" && $2 > m {m = $2} END {print m + 0}' "$BROKER_LOSS_DIR/lag.tsv")
     echo
-    say "broker loss: node $KILLED_NODE killed; payment-events leaders moved after ${LEADERS_MOVED_MS:-?} ms;" \
-      "longest time without publishing ${gap} ms; outbox rows published: $published;" \
+    say "broker loss: node $KILLED_NODE killed ${BROKER_LOSS_DRAIN_SECONDS:-1} s into the relay's drain of" \
+      "$BACKLOG_AT_RESUME rows ($BACKLOG_AT_KILL unsent at the kill); payment-events leaders moved after" \
+      "${LEADERS_MOVED_MS:-?} ms; produce requests cut by the kill and retried: $in_flight; longest time without publishing after the resume ${gap} ms; outbox rows published: $published;" \
       "consumer lag (refunds-worker + webhook-delivery) max $max_lag records," \
       "$(grep -c unknown "$BROKER_LOSS_DIR/lag.tsv") samples unanswered"
   }
