@@ -244,12 +244,15 @@ say "HEAD's migration Job V$OLD_SCHEMA -> V$NEW_SCHEMA: $((JOB_END - JOB_START))
   "2xx/402; the longest capture outside the Job $BASELINE ms"
 
 # --- 4. The walkthrough through the previous release on the new schema -------------------------------------------
-walk() { # LABEL API RECON_APP
-  API=http://127.0.0.1:$2 STACK="$ROOT/scripts/fault-upgrade.sh" RECON_APP=$3 scripts/walkthrough.sh \
-    >"$OUT/logs/walkthrough-$1.log" 2>&1
+walk() { # LABEL API RECON_APP [MANUAL_CAPTURE]
+  API=http://127.0.0.1:$2 STACK="$ROOT/scripts/fault-upgrade.sh" RECON_APP=$3 MANUAL_CAPTURE=${4:-1} \
+    scripts/walkthrough.sh >"$OUT/logs/walkthrough-$1.log" 2>&1
 }
+# Manual capture (the walkthrough's steps 8-14) came with API 1.9.0: a release before it has none.
+OLD_MANUAL=1
+[[ $(printf '%s\n' "$VERSION" 1.9.0 | sort -V | head -n 1) == 1.9.0 ]] || OLD_MANUAL=0
 WALK_OLD=passed
-walk old "$OLD_API" "$OLD/reconciler" || WALK_OLD=FAILED
+walk old "$OLD_API" "$OLD/reconciler" "$OLD_MANUAL" || WALK_OLD=FAILED
 say "walkthrough through release $VERSION on schema V$NEW_SCHEMA: $WALK_OLD$([[ $WALK_OLD == FAILED ]] && echo " ($(grep -m1 'walkthrough FAILED' "$OUT/logs/walkthrough-old.log"))")"
 
 # --- 5. HEAD's services beside the previous release's: both serve, traffic through both ------------------------

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's walkthrough against real Stripe in test mode: starts the local stack with PSP_PROVIDER=stripe and
 # Stripe's API (https://api.stripe.com) instead of the sandbox's Stripe mode, runs scripts/walkthrough.sh (capture,
-# replay, key reuse, refund, Kafka events, a reconciliation of today's balance transactions) and stops the stack.
+# replay, key reuse, refund, Kafka events, a reconciliation of today's balance transactions; then manual capture:
+# authorize, capture part, refunds, cancel) and stops the stack.
 #
 #   STRIPE_API_KEY=sk_test_... scripts/stripe-smoke.sh
 #
