@@ -9,6 +9,7 @@ import static com.payments.api.TestSupport.pspCounters;
 import static com.payments.api.TestSupport.rowCounts;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.is;
 
 import com.payments.api.resolver.PaymentResolver;
 import com.payments.infra.PostgresTestResource;
@@ -164,6 +165,29 @@ class ManualCaptureTest {
         captured.then().statusCode(200);
         assertThat(captured.<Integer>path("capturedAmount")).isEqualTo(750);
         assertThat(booked(id)).isEqualTo(750);
+    }
+
+    @Test
+    void aJsonNullBodyIsAnOmittedOneAsGeneratedClientsSendIt() {
+        UUID captured = authorize(640, "tok_visa");
+        Response capture = post(KEY_A, unique("cap"), captured, "capture", "null");
+        capture.then().statusCode(200);
+        assertThat(capture.<Integer>path("capturedAmount")).isEqualTo(640);
+        UUID canceled = authorize(320, "tok_visa");
+        post(KEY_A, unique("cancel"), canceled, "cancel", " null ")
+                .then()
+                .statusCode(200)
+                .body("status", is("CANCELED"));
+        UUID untouched = authorize(160, "tok_visa");
+        post(KEY_A, unique("cap"), untouched, "capture", "nul")
+                .then()
+                .statusCode(400)
+                .body("code", is("invalid_json"));
+        post(KEY_A, unique("cap"), untouched, "capture", "[]")
+                .then()
+                .statusCode(400)
+                .body("code", is("invalid_json"));
+        assertThat(booked(untouched)).isZero();
     }
 
     @Test

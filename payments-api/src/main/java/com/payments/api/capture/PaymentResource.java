@@ -84,7 +84,7 @@ public class PaymentResource {
 
     /**
      * Captures a manual payment's authorization, all of it or {@code {"amount": n}} (docs/api.md "Manual capture"). The
-     * body may be empty.
+     * body may be left out, empty, {@code {}} or {@code null}.
      */
     @POST
     @Path("/payments/{id}/capture")
@@ -93,21 +93,19 @@ public class PaymentResource {
             @RestPath String id, @RestHeader("Idempotency-Key") String idempotencyKey, byte[] body) {
         UUID paymentId = PathParams.uuid(id);
         String key = IdempotencyService.validateKey(idempotencyKey);
-        Long amount = body == null || body.length == 0
-                ? null
-                : JsonBodies.integer(
-                        JsonBodies.parseObject(body, maxBodyBytes, Set.of("amount")),
-                        "amount",
-                        AmountLimits.MIN,
-                        AmountLimits.MAX,
-                        false,
-                        "invalid_amount");
+        Long amount = JsonBodies.integer(
+                JsonBodies.parseOptionalObject(body, maxBodyBytes, Set.of("amount")),
+                "amount",
+                AmountLimits.MIN,
+                AmountLimits.MAX,
+                false,
+                "invalid_amount");
         return manualCaptures
                 .capture(MerchantPrincipal.of(identity), key, paymentId, amount, traceHeaders.current())
                 .map(this::answer);
     }
 
-    /** Voids a manual payment's authorization (docs/api.md "Manual capture"). The body may be empty or {@code {}}. */
+    /** Voids a manual payment's authorization (docs/api.md "Manual capture"). The body may be left out, {@code {}} or {@code null}. */
     @POST
     @Path("/payments/{id}/cancel")
     @Produces(MediaType.APPLICATION_JSON)
@@ -115,9 +113,7 @@ public class PaymentResource {
             @RestPath String id, @RestHeader("Idempotency-Key") String idempotencyKey, byte[] body) {
         UUID paymentId = PathParams.uuid(id);
         String key = IdempotencyService.validateKey(idempotencyKey);
-        if (body != null && body.length > 0) {
-            JsonBodies.parseObject(body, maxBodyBytes, Set.of());
-        }
+        JsonBodies.parseOptionalObject(body, maxBodyBytes, Set.of());
         return manualCaptures
                 .cancel(MerchantPrincipal.of(identity), key, paymentId, traceHeaders.current())
                 .map(this::answer);

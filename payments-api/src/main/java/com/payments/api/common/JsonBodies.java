@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -73,6 +74,22 @@ public final class JsonBodies {
             }
         });
         return (ObjectNode) tree;
+    }
+
+    /**
+     * {@link #parseObject} for an optional body: no body, a blank one or the JSON {@code null} (what generated clients
+     * send for an optional body left out) is the empty object.
+     */
+    public static ObjectNode parseOptionalObject(byte[] body, int maxBytes, Set<String> allowed) {
+        if (body == null || body.length == 0 || isBlankOrNull(body)) {
+            return JsonNodeFactory.instance.objectNode();
+        }
+        return parseObject(body, maxBytes, allowed);
+    }
+
+    private static boolean isBlankOrNull(byte[] body) {
+        String text = new String(body, StandardCharsets.ISO_8859_1).strip();
+        return text.isEmpty() || text.equals("null");
     }
 
     private static boolean containsCardNumber(JsonNode node) {
