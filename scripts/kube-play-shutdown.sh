@@ -138,8 +138,8 @@ trap 'kill "$receiver" 2>/dev/null; rm -rf "$out"' EXIT
 # registered in the database as payments-api would (its registration refuses loopback http, as in production); the
 # plaintext secret is sealed by payments-api's WebhookSecretSealingJob
 merchant=$(psql_ "SELECT merchant_id FROM payments WHERE order_id LIKE '$RUN-%' LIMIT 1")
-endpoint=$(psql_ "INSERT INTO webhook_endpoints (id, merchant_id, url, event_types)
-  VALUES (gen_random_uuid(), '$merchant', 'http://127.0.0.1:$HOOK_PORT/hooks', '{PaymentCaptured}') RETURNING id" | head -n 1)
+endpoint=$(psql_ "WITH e AS (INSERT INTO webhook_endpoints (id, merchant_id, url, event_types)
+  VALUES (gen_random_uuid(), '$merchant', 'http://127.0.0.1:$HOOK_PORT/hooks', '{PaymentCaptured}') RETURNING id) SELECT id FROM e")
 psql_ "INSERT INTO webhook_endpoint_secrets (endpoint_id, secret)
   VALUES ('$endpoint', 'whsec_' || encode(decode(md5(random()::text) || md5(random()::text), 'hex'), 'base64'))" >/dev/null
 hook_client() { # hook_client N: captures its share of HOOK_EVENTS payments; a 429 (the merchant's rate) is sent again
