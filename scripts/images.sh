@@ -8,6 +8,7 @@
 #   NATIVE=1 scripts/images.sh   native images of every service whose executable exists; NATIVE=MODULE,... those
 #                                (a missing executable is then an error)
 #   SKIP_BUILD=1                 use the jars and SBOMs in <module>/target as they are (no ./mvnw package)
+#   MODULES="m1 m2"              only these modules' images (e.g. one service changed under a played stack)
 #   REBUILD_BASE=1               make the base images again (e.g. for Debian's security updates)
 #
 # Bases: REPO/base-jvm:<hash> (Debian bookworm minbase + openjdk-17-jre-headless + run-java.sh) and
@@ -21,7 +22,7 @@ ROOT=$PWD
 STATE=$ROOT/.local/images
 REPO=${IMAGE_REPO:-localhost/payments}
 TAG=${IMAGE_TAG:-local}
-MODULES=(payments-api outbox-relay refunds-worker webhook-delivery reconciler psp-sandbox)
+read -ra MODULES <<<"${MODULES:-payments-api outbox-relay refunds-worker webhook-delivery reconciler psp-sandbox}"
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 DEBIAN_SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 

@@ -9,6 +9,10 @@
 # Then refunds-worker: REFUNDS refunds of those payments are requested at once, its container gets SIGTERM while they
 # are being worked off, and is started again. Passes when every refund ends SUCCEEDED with exactly one ledger booking
 # and one RefundSucceeded event.
+# Then webhook-delivery: an endpoint of the run's merchant at a receiver on loopback (answering after HOOK_DELAY
+# seconds) gets the PaymentCaptured events of HOOK_EVENTS new payments; its container gets SIGTERM with deliveries in
+# flight, and is started again. Passes when, once it is stopped, every request the receiver got has its attempt row and
+# no delivery is left leased, and after the restart every delivery is SUCCEEDED and the receiver got each event once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STATE=.local/kube-play
@@ -104,4 +108,81 @@ made=$(psql_ "SELECT count(*) FROM refunds r JOIN payments p ON p.id = r.payment
 echo "after the restart: $(refunds); booked once with one RefundSucceeded event: $once of $made"
 ((made > 0 && once == made)) || { echo "FAILED: a refund was not booked exactly once" >&2; exit 1; }
 echo "refunds-worker graceful shutdown: passed"
+
+# --- webhook-delivery with deliveries in flight
+HOOK_PORT=${HOOK_PORT:-18097}
+HOOK_EVENTS=${HOOK_EVENTS:-120}
+HOOK_DELAY=${HOOK_DELAY:-3} # with 8 attempts in flight per endpoint: a backlog builds
+port_open "$HOOK_PORT" && { echo "port $HOOK_PORT is in use (HOOK_PORT)" >&2; exit 1; }
+# the receiver: one line per request (its webhook-id), answered 200 after HOOK_DELAY seconds, many at once
+python3 - "$HOOK_PORT" "$out/hooks" "$HOOK_DELAY" <<'PY' &
+import http.server, sys, threading, time
+port, path, delay = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+lock = threading.Lock()
+class Hook(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        with lock, open(path, "a") as f:
+            f.write(self.headers.get("webhook-id", "-") + "\n")
+        time.sleep(delay)
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", port), Hook).serve_forever()
+PY
+receiver=$!
+trap 'kill "$receiver" 2>/dev/null; rm -rf "$out"' EXIT
+: >"$out/hooks"
+# registered in the database as payments-api would (its registration refuses loopback http, as in production); the
+# plaintext secret is sealed by payments-api's WebhookSecretSealingJob
+merchant=$(psql_ "SELECT merchant_id FROM payments WHERE order_id LIKE '$RUN-%' LIMIT 1")
+endpoint=$(psql_ "WITH e AS (INSERT INTO webhook_endpoints (id, merchant_id, url, event_types)
+  VALUES (gen_random_uuid(), '$merchant', 'http://127.0.0.1:$HOOK_PORT/hooks', '{PaymentCaptured}') RETURNING id) SELECT id FROM e")
+psql_ "INSERT INTO webhook_endpoint_secrets (endpoint_id, secret)
+  VALUES ('$endpoint', 'whsec_' || encode(decode(md5(random()::text) || md5(random()::text), 'hex'), 'base64'))" >/dev/null
+hook_client() { # hook_client N: captures its share of HOOK_EVENTS payments; a 429 (the merchant's rate) is sent again
+  local n=$1 i code
+  for ((i = n; i <= HOOK_EVENTS; i += WORKERS)); do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 30 -X POST "$API/v1/payments" \
+        -H "Authorization: Bearer $MERCHANT_KEY" -H 'Content-Type: application/json' -H "Idempotency-Key: $RUN-hook-$i" \
+        -d '{"orderId":"'"$RUN-hook-$i"'","amount":500,"currency":"EUR","source":"tok_visa"}' 2>/dev/null) || true
+      [[ $code == 429 || $code == 503 || $code == 000 ]] || break
+      sleep 1
+    done
+  done
+}
+clients=()
+for n in $(seq 1 "$WORKERS"); do hook_client "$n" & clients+=($!); done
+deliveries() { psql_ "SELECT status || '×' || count(*) FROM webhook_deliveries WHERE endpoint_id = '$endpoint' GROUP BY status ORDER BY 1" | paste -sd ' '; }
+hook_attempts() { psql_ "SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = '$endpoint'"; }
+hook_succeeded() { psql_ "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = '$endpoint' AND status = 'SUCCEEDED'"; }
+# some deliveries succeeded, and more requests reached the receiver than attempts are recorded: some are in flight
+in_flight() { (($(hook_succeeded) >= 8 && $(hook_attempts) + 4 < $(wc -l <"$out/hooks"))); }
+all_delivered() { [[ $(psql_ "SELECT count(*) FILTER (WHERE status = 'SUCCEEDED') >= $captured AND count(*) FILTER (WHERE status <> 'SUCCEEDED') = 0 FROM webhook_deliveries WHERE endpoint_id = '$endpoint'") == t ]]; }
+poll 180 "" "webhook deliveries in flight" in_flight
+echo "webhook deliveries at SIGTERM: $(deliveries); requests received: $(wc -l <"$out/hooks")"
+stop_start=$(date +%s%3N)
+podman stop -t 40 webhook-delivery-pod-0-webhook-delivery >/dev/null 2>&1
+stop_ms=$(($(date +%s%3N) - stop_start))
+sent=$(wc -l <"$out/hooks")
+attempts=$(hook_attempts)
+# under a lease (1 min): due more than 10 s from now, which no retry of the schedule's first step (5 s) is
+leased=$(psql_ "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = '$endpoint' AND status = 'PENDING' AND next_attempt_at > now() + interval '10 seconds'")
+echo "podman stop of webhook-delivery took $stop_ms ms; then: $(deliveries); requests received: $sent, attempts recorded: $attempts, left leased: $leased"
+podman pod start webhook-delivery-pod-0 >/dev/null 2>&1
+wait_http "http://127.0.0.1:19003/q/health/ready" 240 || { echo "webhook-delivery did not come back" >&2; exit 1; }
+wait "${clients[@]}"
+captured=$(psql_ "SELECT count(*) FROM payments WHERE order_id LIKE '$RUN-hook-%' AND status = 'CAPTURED'")
+poll 300 "" "every delivery SUCCEEDED" all_delivered ||
+  { echo "left: $(deliveries)" >&2; exit 1; }
+requests=$(wc -l <"$out/hooks")
+unique=$(sort -u "$out/hooks" | wc -l)
+echo "after the restart: $(deliveries) for $captured payments captured; the receiver got $requests requests for $unique events: $((requests - unique)) duplicates"
+if ((sent == attempts && leased == 0 && requests == unique)); then echo "webhook-delivery graceful shutdown: passed"; else
+  echo "webhook-delivery graceful shutdown FAILED: $((sent - attempts)) requests without a recorded attempt at the stop, $leased left leased, $((requests - unique)) duplicates" >&2
+  failed=1
+fi
 exit "$failed"

@@ -306,6 +306,19 @@ public class DeliveryRepository {
                 .map(rows -> rows.rowCount() == 1);
     }
 
+    /**
+     * Gives back a leased delivery that was not sent (its sender is stopping): due at once for another sender, no
+     * attempt counted. False when the lease had already ended (another sender owns it).
+     */
+    public Uni<Boolean> giveBack(Lease lease) {
+        return pool.preparedQuery(
+                        """
+                        UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
+                         WHERE id = $1 AND status = 'PENDING' AND next_attempt_at = $2""")
+                .execute(Tuple.of(lease.id(), lease.leasedUntil()))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
     /** Deliveries due now (the backlog gauge). */
     public Uni<Long> due() {
         return pool.query(

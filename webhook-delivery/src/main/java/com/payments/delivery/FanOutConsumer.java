@@ -10,12 +10,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
  * Fans every {@code payment-events} record out into one PENDING delivery per subscribed endpoint. The record is
  * acknowledged once its deliveries are written (a polled batch at a time), and the throttled commit strategy commits an offset only once every
  * record before it is acknowledged: a record is never skipped, and one read again (crash, rebalance) adds nothing.
+ * {@link #stop} (the service's graceful stop) takes no batch more.
  */
 @ApplicationScoped
 public class FanOutConsumer {
@@ -28,6 +32,9 @@ public class FanOutConsumer {
 
     private final DeliveryRepository repository;
     private final ObjectMapper mapper;
+    private final AtomicInteger writing = new AtomicInteger();
+    /** Set by {@link #stop}; completes once no batch is being written. */
+    private volatile CompletableFuture<Void> drained;
 
     public FanOutConsumer(DeliveryRepository repository, ObjectMapper mapper) {
         this.repository = repository;
@@ -37,6 +44,41 @@ public class FanOutConsumer {
     /** One batch of records as polled (batch mode): their deliveries are written in one statement. */
     @Incoming("payment-events")
     public Uni<Void> consume(List<String> values) {
+        return Uni.createFrom().deferred(() -> {
+            writing.incrementAndGet();
+            if (drained != null) {
+                ended();
+                // never acknowledged, so its offsets are not committed: the next consumer of the group reads it
+                return Uni.createFrom().nothing();
+            }
+            return write(values).eventually(this::ended);
+        });
+    }
+
+    /**
+     * Takes no batch more (a later one is never acknowledged, and the connector hands out the next only after it);
+     * completes once the batch being written, if any, is written and acknowledged.
+     */
+    CompletionStage<Void> stop() {
+        synchronized (this) {
+            if (drained == null) {
+                drained = new CompletableFuture<>();
+            }
+        }
+        if (writing.get() == 0) {
+            drained.complete(null);
+        }
+        return drained;
+    }
+
+    private void ended() {
+        CompletableFuture<Void> stopped = drained;
+        if (writing.decrementAndGet() == 0 && stopped != null) {
+            stopped.complete(null);
+        }
+    }
+
+    private Uni<Void> write(List<String> values) {
         List<DeliveryRepository.Event> events = new ArrayList<>(values.size());
         for (String value : values) {
             DeliveryRepository.Event event = parse(value);

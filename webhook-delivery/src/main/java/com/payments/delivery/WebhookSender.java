@@ -13,7 +13,6 @@ import com.payments.delivery.DeliveryRepository.Outcome;
 import com.payments.delivery.DeliveryRepository.StoredSecret;
 import com.payments.delivery.DeliveryRepository.Success;
 import io.quarkus.logging.Log;
-import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.tls.TlsConfiguration;
 import io.quarkus.tls.TlsConfigurationRegistry;
@@ -36,6 +35,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,7 +46,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * leases as many as it has room for, at most {@code per-endpoint-concurrency} in flight per endpoint and {@code max-in-flight} in all, so a slow or dead
  * endpoint holds its own slots and no one else's. Each attempt resolves the URL's host off the event loop, checks
  * every address with {@link WebhookUrlPolicy}, and connects to the checked address (the Host header and TLS SNI stay
- * the URL's host), so a DNS answer cannot steer a delivery into our network. Redirects are not followed.
+ * the URL's host), so a DNS answer cannot steer a delivery into our network. Redirects are not followed. {@link #stop}
+ * (the service's graceful stop, {@link DeliveryDrain}) leases nothing more and waits for the attempts in hand.
  */
 @ApplicationScoped
 public class WebhookSender {
@@ -67,6 +69,10 @@ public class WebhookSender {
     private final AtomicInteger total = new AtomicInteger();
     private final AtomicBoolean leasing = new AtomicBoolean();
     private volatile boolean leaseAgain;
+    /** Set by {@link #stop}; completes once no lease statement runs and no attempt is in flight. */
+    private volatile CompletableFuture<Void> drained;
+
+    private final AtomicInteger givenBack = new AtomicInteger();
     private HttpClient client;
     private long timer = -1;
 
@@ -124,13 +130,37 @@ public class WebhookSender {
         timer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> lease());
     }
 
-    void onStop(@Observes ShutdownEvent event) {
+    /**
+     * Leases nothing more. An attempt whose request is not sent yet sends nothing and gives its delivery back (due at
+     * once, for another sender); one already sent waits for its answer and writes its outcome as usual. The returned
+     * stage completes once no attempt is in flight any more, every outcome written.
+     */
+    CompletionStage<Void> stop() {
+        synchronized (this) {
+            if (drained == null) {
+                drained = new CompletableFuture<>();
+            }
+        }
         vertx.cancelTimer(timer);
+        completeIfDrained();
+        return drained;
     }
 
     /** Attempts in flight on this instance (tests, metrics). */
     int inFlight() {
         return total.get();
+    }
+
+    /** Deliveries given back unsent since {@link #stop}. */
+    int givenBack() {
+        return givenBack.get();
+    }
+
+    private void completeIfDrained() {
+        CompletableFuture<Void> stopped = drained;
+        if (stopped != null && !leasing.get() && total.get() == 0) {
+            stopped.complete(null);
+        }
     }
 
     /**
@@ -145,6 +175,11 @@ public class WebhookSender {
             return;
         }
         leaseAgain = false;
+        if (drained != null) {
+            leasing.set(false);
+            completeIfDrained();
+            return;
+        }
         int room = config.maxInFlight() - total.get();
         if (room <= 0) {
             leasing.set(false);
@@ -155,14 +190,17 @@ public class WebhookSender {
                 .subscribe()
                 .with(
                         leases -> {
+                            // after a stop too: each is given back unsent (send), counted in flight until then
                             leases.forEach(this::start);
                             leasing.set(false);
+                            completeIfDrained();
                             if (!leases.isEmpty() || leaseAgain) {
                                 lease();
                             }
                         },
                         e -> {
                             leasing.set(false);
+                            completeIfDrained();
                             Log.warnf("Leasing due webhook deliveries failed: %s", e.getMessage());
                         });
     }
@@ -176,6 +214,7 @@ public class WebhookSender {
                     inFlight.computeIfPresent(lease.endpointId(), (id, n) -> n == 1 ? null : n - 1);
                     total.decrementAndGet();
                     lease();
+                    completeIfDrained();
                 })
                 .subscribe()
                 .with(
@@ -202,6 +241,16 @@ public class WebhookSender {
                 .onFailure()
                 .recoverWithItem(e -> Result.failed(null, describe(e)))
                 .flatMap(result -> {
+                    if (result == Result.STOPPING) {
+                        return repository
+                                .giveBack(lease)
+                                .invoke(back -> {
+                                    if (back) {
+                                        givenBack.incrementAndGet();
+                                    }
+                                })
+                                .replaceWithVoid();
+                    }
                     Duration latency = Duration.ofNanos(System.nanoTime() - start);
                     Attempt attempt = new Attempt(
                             startedAt, latency.toMillis(), result.status(), result.succeeded(), result.error());
@@ -214,9 +263,9 @@ public class WebhookSender {
                                     .submit(new Success(lease, attempt))
                                     .map(current -> current ? Outcome.SUCCEEDED : Outcome.STALE)
                             : repository.record(lease, attempt, next, config.disableAfter());
-                    return written.invoke(outcome -> count(lease, outcome, latency));
-                })
-                .replaceWithVoid();
+                    return written.invoke(outcome -> count(lease, outcome, latency))
+                            .replaceWithVoid();
+                });
     }
 
     private void count(Lease lease, Outcome outcome, Duration latency) {
@@ -303,6 +352,10 @@ public class WebhookSender {
                 .putHeader("webhook-id", id)
                 .putHeader("webhook-timestamp", Long.toString(timestamp))
                 .putHeader("webhook-signature", Signatures.header(secrets, id, timestamp, body));
+        if (drained != null) {
+            // the last moment at which "not sent" is certain
+            return Uni.createFrom().item(Result.STOPPING);
+        }
         return client.request(options)
                 .flatMap(request -> request.send(body))
                 .flatMap(response -> response.end().replaceWith(response.statusCode()))
@@ -327,6 +380,9 @@ public class WebhookSender {
     }
 
     record Result(Integer status, boolean succeeded, String error) {
+        /** Not sent because the sender is stopping: the delivery is given back, no attempt recorded. */
+        static final Result STOPPING = new Result(null, false, "not sent: stopping");
+
         static Result failed(Integer status, String error) {
             return new Result(status, false, error);
         }
