@@ -63,7 +63,7 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
     # The longest time without a row marked sent, from 10 s before the kill to the end of the load.
     gap=$(sql -c "SELECT coalesce(round(extract(epoch FROM max(gap)) * 1000), -1) FROM (SELECT sent_at - lag(sent_at)
       OVER (ORDER BY sent_at) gap FROM outbox WHERE sent_at BETWEEN to_timestamp($KILL_AT_MS / 1000.0) - interval '10 s'
-      AND to_timestamp($(cat "$STOP")) + interval '5 s') t")
+      AND to_timestamp($(cat "$OUT/stop")) + interval '5 s') t")
     published=$(sql -c "SELECT count(*) FILTER (WHERE sent_at < to_timestamp($KILL_AT_MS / 1000.0)) || ' before, '
       || count(*) FILTER (WHERE sent_at >= to_timestamp($KILL_AT_MS / 1000.0)) || ' after the kill' FROM outbox")
     max_lag=$(awk '$2 != "unknown" && $2 > m {m = $2} END {print m + 0}' "$BROKER_LOSS_DIR/lag.tsv")
