@@ -7,8 +7,9 @@
 #
 # Each worker mixes: 40 % automatic payments (90 % tok_visa, 10 % tok_chargeDeclined), a third of the captured ones
 # partially refunded; 20 % manual ones (captureMethod manual, the same sources): each authorization is then captured
-# (7 in 10, half of those partially) or canceled (3 in 10), a third of the captures partially refunded; 20 % replays of
-# an earlier key with the same body (must answer the same payment); 20 % reads (must answer the payment asked for).
+# (6 in 10, half of those partially), canceled (3 in 10) or left authorized, a third of the captures partially
+# refunded; 20 % replays of an earlier key with the same body (must answer the same payment); 20 % reads (must answer
+# the payment asked for).
 # Every POST is retried with the same key until a definitive answer (the merchant's contract).
 #
 # Per worker, in $OUT/results/wN:
@@ -63,7 +64,7 @@ load_refund() { # PAYMENT_ID KEY AMOUNT
 
 load_payment() { # automatic|manual
   local method=$1 key="${LOAD_PREFIX:-fs}-$n-$i-$RANDOM" order="${LOAD_PREFIX:-fs}-$n-$i" amount=$((RANDOM % 50000 + 100))
-  local source=tok_visa kind=pay id status captured body
+  local source=tok_visa kind=pay id status captured body choice
   ((RANDOM % 10 == 0)) && source=tok_chargeDeclined
   [[ $method == manual ]] && kind=auth
   post_until "$kind" "$key" "$(payment_body "$order" "$amount" "$source" "$method")" "$API/v1/payments"
@@ -85,13 +86,14 @@ load_payment() { # automatic|manual
     [[ $CODE == 200 ]] && status=$(jq -r .status "$out.body")
   done
   [[ $status == AUTHORIZED ]] || return
-  if ((RANDOM % 10 < 7)); then
+  choice=$((RANDOM % 10))
+  if ((choice < 6)); then
     captured=$amount body='{}'
     ((RANDOM % 2)) && captured=$((RANDOM * amount / 32768 + 1)) body="{\"amount\":$captured}"
     post_until capture "c-$key" "$body" "$API/v1/payments/$id/capture"
     echo "$id capture c-$key $captured $CODE" >>"$out.ops"
     [[ $CODE == 200 ]] && ((RANDOM % 3 == 0)) && load_refund "$id" "$key" $(((captured + 1) / 2))
-  else
+  elif ((choice < 9)); then
     post_until cancel "v-$key" '{}' "$API/v1/payments/$id/cancel"
     echo "$id cancel v-$key 0 $CODE" >>"$out.ops"
   fi
