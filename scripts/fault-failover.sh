@@ -283,6 +283,7 @@ count_violations "captures/cancels of them answered only 200/202/409/429/503 (id
   "$(awk '($3 == "capture" || $3 == "cancel") && $4 !~ /^(200|202|409|429|503)$/' "$OUT/requests.txt" | wc -l)"
 count_violations "refunds answered only 202/409/422/429/503 (no 500, no lost answer)" \
   "$(awk '$3 == "refund" && $4 !~ /^(202|409|422|429|503)$/' "$OUT/requests.txt" | wc -l)"
+count_violations "replays and reads answer the same payment" "$(cat "$OUT"/results/w*.bad 2>/dev/null | wc -l)"
 # Merchant webhooks: every event of the run delivered (its delivery SUCCEEDED, at least one attempt answered 2xx),
 # the receiver got a request for each and every signature verified; no event at all would make this trivially 0.
 check "every merchant webhook event delivered to the endpoint" \
