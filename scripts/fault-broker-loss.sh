@@ -82,7 +82,7 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
     # relay was held back on purpose).
     gap=$(sql -c "SELECT coalesce(round(extract(epoch FROM max(gap)) * 1000), -1) FROM (SELECT sent_at - lag(sent_at)
       OVER (ORDER BY sent_at) gap FROM outbox WHERE sent_at BETWEEN to_timestamp($RESUME_AT_MS / 1000.0)
-      AND to_timestamp($(cat "$STOP")) + interval '5 s') t")
+      AND to_timestamp($(cat "$OUT/stop")) + interval '5 s') t")
     published=$(sql -c "SELECT count(*) FILTER (WHERE sent_at < to_timestamp($KILL_AT_MS / 1000.0)) || ' before, '
       || count(*) FILTER (WHERE sent_at >= to_timestamp($KILL_AT_MS / 1000.0)) || ' after the kill' FROM outbox")
     # Produce requests the kill cut: the relay's producer logs each partition's failed request before it retries it

@@ -177,46 +177,13 @@ PIDS+=($!)
 wait_http "http://127.0.0.1:$RECEIVER_PORT/stats" 120 "$!" "$OUT/receiver.log" || die "the webhook receiver did not start"
 say "stack ready; merchant webhooks to :$RECEIVER_PORT (endpoint $ENDPOINT_ID)"
 
-# --- 3. Load: captures retried with the same key until answered (each answer logged with its time), refunds --
-STOP=$OUT/stop
-settle_over() { [[ -s $STOP ]] && (($(date +%s) >= $(cat "$STOP") + SETTLE_SECONDS)); }
-worker() { # N
-  local n=$1 i=0 out=$OUT/results/w$1 code key body amount source id t0
-  while [[ ! -e $STOP ]]; do
-    i=$((i + 1))
-    key="ff-$n-$i-$RANDOM"
-    amount=$((RANDOM % 50000 + 100))
-    source=tok_visa
-    ((RANDOM % 10 == 0)) && source=tok_chargeDeclined
-    body="{\"orderId\":\"ff-$n-$i\",\"amount\":$amount,\"currency\":\"EUR\",\"source\":\"$source\"}"
-    while :; do
-      t0=$(now_ms)
-      code=$(curl -s -o "$out.body" -w '%{http_code}' --max-time 15 -H "Authorization: Bearer $KEY" \
-        -H "Idempotency-Key: $key" -H 'Content-Type: application/json' -d "$body" "$API/v1/payments")
-      echo "$t0 $(now_ms) $code" >>"$out.captures"
-      case $code in
-        201 | 202 | 402) echo "$key $(jq -r .id "$out.body") $code" >>"$out.keys"; break ;;
-        5?? | 000 | 409 | 429) settle_over && { echo "$key - unresolved $code" >>"$out.keys"; break; }
-          sleep 0.5 ;;
-        *) echo "$key - unexpected $code" >>"$out.keys"; break ;;
-      esac
-    done
-    if [[ $code == 201 ]] && ((RANDOM % 3 == 0)); then
-      id=$(jq -r .id "$out.body")
-      for _ in $(seq 1 20); do
-        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 15 -H "Authorization: Bearer $KEY" \
-          -H "Idempotency-Key: r-$key" -H 'Content-Type: application/json' -d "{\"amount\":$((amount / 2))}" \
-          "$API/v1/payments/$id/refunds")
-        echo "$(now_ms) $code" >>"$out.refunds"
-        [[ $code == 2?? || $code == 4?? && $code != 409 && $code != 429 ]] && break
-        sleep 1
-      done
-    fi
-  done
-}
+# --- 3. Load: the fault suite's load client (scripts/load-client.sh), each request logged with its time ----------
+LOAD_PREFIX=ff LOAD_RETRY_PAUSE=0.5
+# shellcheck source=load-client.sh
+source scripts/load-client.sh
 # PSP webhooks flow all along (the sandbox sends one per charge and refund), some of them twice.
 curl -fsS -o /dev/null -X PUT -H 'Content-Type: application/json' -d '{"webhookDuplicateRate":0.2}' "$PSP/test/faults"
-for w in $(seq 1 "$WORKERS"); do worker "$w" & PIDS+=($!); done
+for w in $(seq 1 "$WORKERS"); do load_worker "$w" & PIDS+=($!); done
 WORKER_PIDS=("${PIDS[@]: -$WORKERS}")
 say "load: $WORKERS workers"
 sleep "$WARM_SECONDS"
@@ -249,7 +216,7 @@ haproxy -f "$WORK/haproxy.cfg" -D -sf "$(cat "$WORK/haproxy.pid")" >>"$OUT/hapro
 T_REPOINT=$(now_ms)
 say "standby promoted, endpoint repointed to :$STANDBY_PORT ($((T_REPOINT - T_KILL)) ms after the kill)"
 sleep "$AFTER_SECONDS"
-date +%s >"$STOP"
+load_stop
 say "load stopped; waiting for the clients to settle their keys"
 wait "${WORKER_PIDS[@]}"
 curl -fsS -o /dev/null -X DELETE "$PSP/test/faults"
@@ -268,7 +235,8 @@ unsettled() {
   pending=$(curl -fsS "$PSP/test/webhooks" | jq '[.[] | select(.status == "PENDING" or .status == "RETRYING")] | length')
   sql -c "SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL)
     + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
-    + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN') AND NOT EXISTS
+    + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN','AUTHORIZING','CAPTURING','CANCELING',
+      'EXPIRING') AND NOT EXISTS
       (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text))
     + ($UNDELIVERED)
     + ${pending:-1}" 2>/dev/null
@@ -277,17 +245,19 @@ until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 2; done
 say "settled"
 
 # --- 6. Evidence and invariants (the fault suite's, scripts/fault-suite-invariants.sql) ------------------------
-cat "$OUT"/results/w*.keys 2>/dev/null | awk '{print $1 "\t" ($2 == "-" ? "" : $2) "\t" $3}' >"$OUT/client.tsv"
-cat "$OUT"/results/w*.captures 2>/dev/null | sort -n >"$OUT/captures.txt"
+load_evidence
+# Payments (automatic ones: the outage's figures), "start_ms end_ms code", in time order.
+awk '$3 == "pay" {print $1, $2, $4}' "$OUT/requests.txt" >"$OUT/captures.txt"
 ./local-stack.sh events payment-events 15 2>/dev/null |
   sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv" &
 TAIL_PID=$!
+# shellcheck source=invariants.sh
+source scripts/invariants.sh
 # The sandbox's counters of every payment and refund the clients were answered or the database has.
 { sql -c "SELECT id FROM payments UNION SELECT id FROM refunds"; cut -f2 "$OUT/client.tsv" | grep .; } | sort -u |
-  sed "s#^#$PSP/test/counters/#" | xargs -r curl -fsS | jq -r '[.reference, .chargeMovements, .refundMovements] | @tsv' >"$OUT/psp.tsv"
+  psp_evidence "$PSP"
 curl -fsS "$PSP/test/webhooks" | jq -r '.[] | [.eventId, .copy, .status, .reference] | @tsv' >"$OUT/webhooks.tsv"
 wait "$TAIL_PID"
-source scripts/invariants.sh
 echo
 printf '%-70s %s\n' "invariant" "violations"
 check_invariants_file
@@ -307,10 +277,13 @@ bad_codes=$(awk '$3 !~ /^(201|202|402|409|429|503)$/' "$OUT/captures.txt" | wc -
 INVARIANTS=$((INVARIANTS + 1))
 VIOLATIONS=$((VIOLATIONS + bad_codes))
 printf '%-70s %s\n' "captures answered only 201/202/402/409/429/503 (no 500, no lost answer)" "$bad_codes"
-bad_refunds=$(cat "$OUT"/results/w*.refunds 2>/dev/null | awk '$2 !~ /^(202|409|422|429|503)$/' | wc -l)
-INVARIANTS=$((INVARIANTS + 1))
-VIOLATIONS=$((VIOLATIONS + bad_refunds))
-printf '%-70s %s\n' "refunds answered only 202/409/422/429/503 (no 500, no lost answer)" "$bad_refunds"
+count_violations "authorizations answered only 201/202/402/409/429/503 (no 500, no lost answer)" \
+  "$(awk '$3 == "auth" && $4 !~ /^(201|202|402|409|429|503)$/' "$OUT/requests.txt" | wc -l)"
+count_violations "captures/cancels of them answered only 200/202/409/429/503 (idem)" \
+  "$(awk '($3 == "capture" || $3 == "cancel") && $4 !~ /^(200|202|409|429|503)$/' "$OUT/requests.txt" | wc -l)"
+count_violations "refunds answered only 202/409/422/429/503 (no 500, no lost answer)" \
+  "$(awk '$3 == "refund" && $4 !~ /^(202|409|422|429|503)$/' "$OUT/requests.txt" | wc -l)"
+count_violations "replays and reads answer the same payment" "$(cat "$OUT"/results/w*.bad 2>/dev/null | wc -l)"
 # Merchant webhooks: every event of the run delivered (its delivery SUCCEEDED, at least one attempt answered 2xx),
 # the receiver got a request for each and every signature verified; no event at all would make this trivially 0.
 check "every merchant webhook event delivered to the endpoint" \

@@ -1,9 +1,14 @@
 -- The invariants the fault suite checks after the run (scripts/fault-suite.sh, docs/fault-suite.md): each is a named
 -- query that counts its violations. Besides the schema they read the run's evidence, loaded into temporary tables:
---   psp (reference, charge_movements, refund_movements)   the sandbox's counters per payment and refund
+--   psp (reference, charge_movements, refund_movements, captured_amount, void_movements)
+--                                                         the sandbox's counters per payment and refund
 --   kafka (part, off, key, event_id)                      the payment-events topic
 --   client (key, payment_id, code)                        what the load's clients were answered
 --   webhook (event_id, copy, status, reference)           the sandbox's webhook deliveries
+--   ops (payment_id, op, key, amount, code)               the load client's authorizations (op authorize, the amount
+--                                                         authorized), captures (the amount asked), cancels, refunds,
+--                                                         each with its final answer (scripts/load-client.sh; empty
+--                                                         in the upgrade scenario)
 -- Format: a "-- name: <name>" line, then the query, ending with ";" at the end of a line.
 
 -- name: no payment charged twice at the PSP
@@ -103,8 +108,10 @@ SELECT count(*) FROM client c WHERE c.payment_id <> '' AND NOT EXISTS (SELECT 1 
   c.payment_id);
 
 -- name: answered status matches or moved on (201 CAPTURED, 402 FAILED)
+-- (an authorization's 201: its own check below)
 SELECT count(*) FROM client c JOIN payments p ON p.id::text = c.payment_id WHERE (c.code = '201' AND p.status <>
-  'CAPTURED') OR (c.code = '402' AND p.status <> 'FAILED');
+  'CAPTURED' AND NOT EXISTS (SELECT 1 FROM ops o WHERE o.op = 'authorize' AND o.key = c.key)) OR (c.code = '402' AND
+  p.status <> 'FAILED');
 
 -- name: no idempotency key maps to two payments
 -- The key's row names the payment its client was answered (a key row lost and claimed again by a retry names another
@@ -121,3 +128,61 @@ SELECT count(*) FROM client WHERE payment_id = '';
 -- name: no PROCESSING/UNKNOWN left outside the operations queue
 SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN') AND NOT EXISTS (SELECT 1 FROM
   operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text);
+
+-- Manual capture (issue 42, docs/api.md "Manual capture"): nothing is captured beyond its authorization, here or at the
+-- PSP, and the PSP's captures and voids are ours; every authorization ends in a final state.
+
+-- name: manual: no capture above its authorization (ours)
+SELECT count(*) FROM payments WHERE captured_amount IS NOT NULL AND (capture_method <> 'MANUAL' OR captured_amount < 1
+  OR captured_amount > amount);
+
+-- name: manual: no capture above its authorization at the PSP
+SELECT count(*) FROM psp JOIN payments p ON p.id::text = psp.reference WHERE psp.captured_amount > p.amount;
+
+-- name: manual: the PSP captured what we captured (CAPTURED: its amount, once; else nothing)
+SELECT count(*) FROM payments p LEFT JOIN psp ON psp.reference = p.id::text WHERE p.capture_method = 'MANUAL' AND
+  (coalesce(psp.captured_amount, 0) <> CASE WHEN p.status = 'CAPTURED' THEN p.captured_amount ELSE 0 END OR
+  coalesce(psp.charge_movements, 0) <> CASE WHEN p.status = 'CAPTURED' THEN 1 ELSE 0 END);
+
+-- name: manual: no void after a capture at the PSP (voids + charges <= 1)
+SELECT count(*) FROM psp WHERE void_movements + charge_movements > 1;
+
+-- name: manual: CANCELED voided once at the PSP, AUTHORIZED/CAPTURED never
+SELECT count(*) FROM payments p LEFT JOIN psp ON psp.reference = p.id::text WHERE p.capture_method = 'MANUAL' AND
+  p.status IN ('AUTHORIZED', 'CAPTURED', 'CANCELED') AND coalesce(psp.void_movements, 0) <> CASE WHEN p.status =
+  'CANCELED' THEN 1 ELSE 0 END;
+
+-- name: manual: every 201 authorization a MANUAL payment of its amount, ended
+-- (AUTHORIZED, CAPTURED, CANCELED or EXPIRED)
+SELECT count(*) FROM ops o LEFT JOIN payments p ON p.id::text = o.payment_id WHERE o.op = 'authorize' AND o.code = '201'
+  AND (p.id IS NULL OR p.capture_method <> 'MANUAL' OR p.amount <> o.amount OR p.status NOT IN ('AUTHORIZED',
+  'CAPTURED', 'CANCELED', 'EXPIRED'));
+
+-- name: manual: none left AUTHORIZING/CAPTURING/CANCELING/EXPIRING after settle
+SELECT count(*) FROM payments WHERE status IN ('AUTHORIZING', 'CAPTURING', 'CANCELING', 'EXPIRING');
+
+-- name: manual: every capture and cancel answered 200/202 (retried until settled)
+-- (nothing else moves the load's authorizations: a 409 payment_not_authorized or another refusal is a fault's trace)
+SELECT count(*) FROM ops WHERE op IN ('capture', 'cancel') AND code NOT IN ('200', '202');
+
+-- name: manual: answered capture CAPTURED with the amount asked, cancel CANCELED
+SELECT count(*) FROM ops o LEFT JOIN payments p ON p.id::text = o.payment_id WHERE o.code IN ('200', '202') AND
+  ((o.op = 'capture' AND (p.status IS DISTINCT FROM 'CAPTURED' OR p.captured_amount IS DISTINCT FROM o.amount)) OR
+  (o.op = 'cancel' AND p.status IS DISTINCT FROM 'CANCELED'));
+
+-- name: every refund of the load answered 202 (retried until settled)
+SELECT count(*) FROM ops WHERE op = 'refund' AND code <> '202';
+
+-- name: manual: refunds within the captured amount (none unless CAPTURED)
+SELECT count(*) FROM payments p WHERE p.capture_method = 'MANUAL' AND (SELECT coalesce(sum(r.amount), 0) FROM refunds r
+  WHERE r.payment_id = p.id AND r.status IN ('PENDING', 'SUCCEEDED')) > CASE WHEN p.status = 'CAPTURED' THEN
+  p.captured_amount ELSE 0 END;
+
+-- name: evidence: manual flows happened (partial/full captures, cancels, refunds)
+-- (when the load authorized: the upgrade scenario's only manual payment is its walkthrough's)
+SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM ops WHERE op = 'authorize') THEN 0 WHEN NOT EXISTS (SELECT 1 FROM payments
+  WHERE status = 'CAPTURED' AND captured_amount < amount) OR NOT EXISTS (SELECT 1 FROM payments WHERE capture_method =
+  'MANUAL' AND status = 'CAPTURED' AND captured_amount = amount) OR NOT EXISTS (SELECT 1 FROM payments WHERE
+  capture_method = 'MANUAL' AND status = 'CANCELED') OR NOT EXISTS (SELECT 1 FROM refunds r JOIN payments p ON p.id =
+  r.payment_id WHERE p.capture_method = 'MANUAL' AND r.status = 'SUCCEEDED') OR NOT EXISTS (SELECT 1 FROM psp WHERE
+  captured_amount > 0) OR NOT EXISTS (SELECT 1 FROM psp WHERE void_movements > 0) THEN 1 ELSE 0 END;

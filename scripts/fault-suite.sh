@@ -175,79 +175,17 @@ psp_faults() { # JSON
   curl -fsS -o /dev/null -X PUT -H 'Content-Type: application/json' -d "$1" "$PSP/test/faults" && say "sandbox faults $1"
 }
 
-# --- 3. Load: captures retried with the same key until answered, partial refunds, replays, reads
-
-STOP=$OUT/stop
-settle_over() { [[ -s $STOP ]] && (($(date +%s) >= $(cat "$STOP") + SETTLE_SECONDS)); }
-worker() { # N
-  local n=$1 i=0 out=$OUT/results/w$1 code key body amount source id
-  while [[ ! -e $STOP ]]; do
-    i=$((i + 1))
-    case $((RANDOM % 10)) in
-      [0-5])
-        key="fs-$n-$i-$RANDOM"
-        amount=$((RANDOM % 50000 + 100))
-        source=tok_visa
-        ((RANDOM % 10 == 0)) && source=tok_chargeDeclined
-        body="{\"orderId\":\"fs-$n-$i\",\"amount\":$amount,\"currency\":\"EUR\",\"source\":\"$source\"}"
-        # The client's contract: retry the same key until a definitive answer (or the settle deadline).
-        while :; do
-          code=$(curl -s -o "$out.body" -w '%{http_code}' --max-time 15 -H "Authorization: Bearer $KEY" \
-            -H "Idempotency-Key: $key" -H 'Content-Type: application/json' -d "$body" "$API/v1/payments")
-          echo "req" >>"$out.req"
-          case $code in
-            201 | 202 | 402) echo "$key $(jq -r .id "$out.body") $code $amount $source fs-$n-$i" >>"$out.keys"; break ;;
-            5?? | 000 | 409 | 429) settle_over && { echo "$key - unresolved $code" >>"$out.keys"; break; }
-              sleep 1 ;;
-            *) echo "$key - unexpected $code" >>"$out.keys"; break ;;
-          esac
-        done
-        if [[ $code == 201 ]] && ((RANDOM % 3 == 0)); then
-          id=$(jq -r .id "$out.body")
-          # a partial refund, retried with the same key
-          for _ in 1 2 3 4 5 6 7 8 9 10; do
-            code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 15 -H "Authorization: Bearer $KEY" \
-              -H "Idempotency-Key: r-$key" -H 'Content-Type: application/json' -d "{\"amount\":$((amount / 2))}" \
-              "$API/v1/payments/$id/refunds")
-            echo "req" >>"$out.req"
-            [[ $code == 2?? || $code == 4?? && $code != 409 && $code != 429 ]] && break
-            sleep 1
-          done
-        fi
-        ;;
-      [6-7]) # replay an earlier key with the same body: must answer the same payment
-        [[ -s $out.keys ]] || continue
-        read -r key id code amount source order < <(shuf -n 1 "$out.keys")
-        [[ $id == - ]] && continue
-        body="{\"orderId\":\"$order\",\"amount\":$amount,\"currency\":\"EUR\",\"source\":\"$source\"}"
-        code=$(curl -s -o "$out.body" -w '%{http_code}' --max-time 15 -H "Authorization: Bearer $KEY" \
-          -H "Idempotency-Key: $key" -H 'Content-Type: application/json' -d "$body" "$API/v1/payments")
-        echo "req" >>"$out.req"
-        case $code in
-          201 | 202 | 402) [[ $(jq -r .id "$out.body") == "$id" ]] || echo "$key replay-other-payment" >>"$out.bad" ;;
-          000 | 5?? | 429) ;;
-          *) echo "$key replay $code" >>"$out.bad" ;;
-        esac
-        ;;
-      *)
-        [[ -s $out.keys ]] || continue
-        read -r key id code _ < <(shuf -n 1 "$out.keys")
-        [[ $id == - ]] && continue
-        code=$(curl -s -o "$out.body" -w '%{http_code}' --max-time 15 -H "Authorization: Bearer $KEY" "$API/v1/payments/$id")
-        echo "req" >>"$out.req"
-        [[ $code == 200 || $code == 000 || $code == 5?? ]] || echo "$id read $code" >>"$out.bad"
-        [[ $code == 200 && $(jq -r .id "$out.body") != "$id" ]] && echo "$id read-other" >>"$out.bad"
-        ;;
-    esac
-  done
-}
+# --- 3. Load: payments and authorizations retried with the same key until answered, captures and cancels of the
+# authorizations, partial refunds, replays, reads (scripts/load-client.sh)
+# shellcheck source=load-client.sh
+source scripts/load-client.sh
 
 # Webhooks misbehave during the whole load: 20 % duplicated, 20 % held back so that later events overtake them,
 # 10 % never sent. The API must store each delivered event once and never move a payment backwards.
 psp_faults '{"webhookDuplicateRate":0.2,"webhookReorderRate":0.2,"webhookDropRate":0.1}'
 
 LOAD_START=$SECONDS
-for w in $(seq 1 "$WORKERS"); do worker "$w" & PIDS+=($!); done
+for w in $(seq 1 "$WORKERS"); do load_worker "$w" & PIDS+=($!); done
 WORKER_PIDS=("${PIDS[@]: -$WORKERS}")
 say "load: $WORKERS workers, at least $LOAD_SECONDS s and until the fault schedule is done"
 
@@ -275,7 +213,7 @@ for r in $(seq 1 "$ROUNDS"); do
   sleep "$step"; psp_faults '{"errorRate":0,"timeoutRate":0}'
 done
 while ((SECONDS < LOAD_START + LOAD_SECONDS)); do sleep 1; done
-date +%s >"$STOP"
+load_stop
 say "fault schedule done after $((SECONDS - LOAD_START)) s of load; waiting for the clients to settle their keys"
 wait "${WORKER_PIDS[@]}"
 WEBHOOK_KNOBS=$(curl -fsS "$PSP/test/faults" | jq -c '{webhookDuplicateRate, webhookReorderRate, webhookDropRate}')
@@ -288,7 +226,8 @@ unsettled() {
   pending=$(curl -fsS "$PSP/test/webhooks" | jq '[.[] | select(.status == "PENDING" or .status == "RETRYING")] | length')
   sql -c "SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL)
     + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
-    + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN') AND NOT EXISTS
+    + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN','AUTHORIZING','CAPTURING','CANCELING',
+      'EXPIRING') AND NOT EXISTS
       (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text))
     + ${pending:-1}"
 }
@@ -298,21 +237,21 @@ until [[ $(sql -c "SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0 ]] |
 say "settled"
 
 # --- 5. Evidence: the sandbox's counters per payment, the payment-events topic, the clients' results ----------
-cat "$OUT"/results/w*.keys 2>/dev/null | awk '{print $1 "\t" ($2 == "-" ? "" : $2) "\t" $3}' >"$OUT/client.tsv"
-REQUESTS=$(cat "$OUT"/results/w*.req 2>/dev/null | wc -l)
+load_evidence
+REQUESTS=$(wc -l <"$OUT/requests.txt")
 BAD_ANSWERS=$(cat "$OUT"/results/w*.bad 2>/dev/null | wc -l)
 ./local-stack.sh events payment-events 15 2>/dev/null |
   sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv" &
 TAIL_PID=$!
-# The sandbox's counters of every payment and refund: one curl process, one connection.
-sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | sed "s#^#$PSP/test/counters/#" |
-  xargs -r curl -fsS | jq -r '[.reference, .chargeMovements, .refundMovements] | @tsv' >"$OUT/psp.tsv"
+# shellcheck source=invariants.sh
+source scripts/invariants.sh
+# The sandbox's counters of every payment and refund.
+sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | psp_evidence "$PSP"
 curl -fsS "$PSP/test/webhooks" | jq -r '.[] | [.eventId, .copy, .status, .reference] | @tsv' >"$OUT/webhooks.tsv"
 wait "$TAIL_PID"
 
 # Every invariant is a named query counting its violations (scripts/fault-suite-invariants.sql), run on the
 # evidence above loaded into temporary tables.
-source scripts/invariants.sh
 echo
 printf '%-70s %s\n' "invariant" "violations"
 check_invariants_file

@@ -301,11 +301,10 @@ until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 1; done
 awk '{print $1 "\t" ($2 == "-" ? "" : $2) "\t" $3}' "$OUT/results/keys" >"$OUT/client.tsv"
 scripts/fault-upgrade.sh events payment-events 15 |
   sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv"
-sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | sed "s#^#http://127.0.0.1:$PSP_PORT/test/counters/#" |
-  xargs -r curl -fsS | jq -r '[.reference, .chargeMovements, .refundMovements] | @tsv' >"$OUT/psp.tsv"
+source scripts/invariants.sh
+sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | psp_evidence "http://127.0.0.1:$PSP_PORT"
 curl -fsS "http://127.0.0.1:$PSP_PORT/test/webhooks" | jq -r '.[] | [.eventId, .copy, .status, .reference] | @tsv' \
   >"$OUT/webhooks.tsv"
-source scripts/invariants.sh
 echo
 printf '%-70s %s\n' "invariant" "violations"
 check_invariants_file
