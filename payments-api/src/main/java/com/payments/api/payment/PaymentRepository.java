@@ -35,8 +35,18 @@ import java.util.function.Supplier;
 @ApplicationScoped
 public class PaymentRepository {
 
-    /** A payment as read under its row lock. */
-    public record Locked(UUID id, PaymentStatus status, int attempts, long amount, String currency) {}
+    /**
+     * A payment as read under its row lock; {@code capturedAmount} that of a manual capture (CAPTURING, CAPTURED), else
+     * null.
+     */
+    public record Locked(
+            UUID id, PaymentStatus status, int attempts, long amount, String currency, Long capturedAmount) {
+
+        /** The money a charge of it takes at the PSP: a manual capture's captured amount, else the whole amount. */
+        public long charged() {
+            return capturedAmount != null ? capturedAmount : amount;
+        }
+    }
 
     public static final String COLUMNS =
             "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at,"
@@ -418,7 +428,8 @@ public class PaymentRepository {
      */
     public static Uni<Locked> lock(SqlClient client, UUID id) {
         return client.preparedQuery(
-                        "SELECT id, status, attempts, amount, currency FROM payments WHERE id = $1 FOR UPDATE")
+                        "SELECT id, status, attempts, amount, currency, captured_amount FROM payments WHERE id = $1"
+                                + " FOR UPDATE")
                 .execute(Tuple.of(id))
                 .map(rows -> {
                     if (rows.rowCount() == 0) {
@@ -430,7 +441,8 @@ public class PaymentRepository {
                             PaymentStatus.valueOf(row.getString("status")),
                             row.getInteger("attempts"),
                             row.getLong("amount"),
-                            row.getString("currency"));
+                            row.getString("currency"),
+                            row.getLong("captured_amount"));
                 });
     }
 }
