@@ -217,8 +217,11 @@ public class PaymentRepository {
         }
     }
 
-    /** A capture or cancel that won its payment: the payment as it left AUTHORIZED, and its resolver attempts then. */
-    public record Started(Payment payment, int attempts) {}
+    /**
+     * A capture or cancel that won its payment: the payment as it left AUTHORIZED, its resolver attempts then, and the
+     * Idempotency-Key the request claimed.
+     */
+    public record Started(Payment payment, int attempts, String key) {}
 
     /**
      * Starts a capture ({@code to} CAPTURING, {@code capturedAmount} set) or a cancel ({@code to} CANCELING) of the
@@ -269,7 +272,7 @@ public class PaymentRepository {
                                         throw notAuthorized.get();
                                     }
                                     Row row = rows.iterator().next();
-                                    return new Started(from(row), row.getInteger("attempts"));
+                                    return new Started(from(row), row.getInteger("attempts"), key);
                                 })));
     }
 
@@ -277,8 +280,10 @@ public class PaymentRepository {
      * Undoes a started capture or cancel that the PSP certainly did not make (never sent, or refused): the payment
      * moves from {@code from} to {@code to} (AUTHORIZED, or EXPIRED when the PSP's authorization lapsed) without a
      * captured amount, its in-progress key is released (the refusal is not stored: the merchant may retry), a key
-     * completed before the outcome (202) becomes final, and {@code event}, if any, is enqueued, in one statement. {@code attempts}, when not null, must still be the
-     * payment's: a resolver that claimed it meanwhile may have sent the call.
+     * completed before the outcome (202) becomes final, {@code event}, if any, is enqueued and {@code pspCall}, if any,
+     * goes to {@code psp_calls} (whether or not the move is undone: the call was made), in one statement.
+     * {@code attempts}, when not null, must still be the payment's: a resolver that claimed it meanwhile may have sent
+     * the call.
      *
      * @return whether it undid it (false: the payment had moved on, or a resolver claimed it)
      */
@@ -290,7 +295,8 @@ public class PaymentRepository {
             Integer attempts,
             String lastError,
             OutboxRow event,
-            String actor) {
+            String actor,
+            PspCall pspCall) {
         return client.preparedQuery(UNDO_MOVE)
                 .execute(Tuple.from(Arrays.asList(
                         id,
@@ -303,7 +309,12 @@ public class PaymentRepository {
                         event == null ? null : event.eventType(),
                         event == null ? null : event.topic(),
                         event == null ? null : event.payloadJson(),
-                        event == null ? null : event.headersJson())))
+                        event == null ? null : event.headersJson(),
+                        pspCall == null ? null : pspCall.kind(),
+                        pspCall == null ? null : pspCall.attempt(),
+                        pspCall == null ? null : pspCall.startedAtUtc(),
+                        pspCall == null ? null : pspCall.durationMs(),
+                        pspCall == null ? null : pspCall.outcome())))
                 .map(rows -> rows.iterator().next().getLong(0) == 1);
     }
 
