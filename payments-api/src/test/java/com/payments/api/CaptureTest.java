@@ -29,13 +29,18 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
+import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -311,6 +316,54 @@ class CaptureTest {
         replay.then().statusCode(201).header("Idempotent-Replayed", "true");
         assertThat(replay.<String>path("status")).isEqualTo("CAPTURED");
         assertThat(replay.<String>path("pspReference")).isEqualTo("ch_resolved");
+    }
+
+    @Test
+    void aKeyAnotherWriterCompletedFirstAnswersItsStoredBytes() throws Exception {
+        String key = unique("key");
+        String json = body(unique("order"), 2_700, "EUR", "tok_visa");
+        // what another writer stored (the previous release during a roll renders its own format): not this version's
+        byte[] stored =
+                "{\"status\":\"CAPTURED\",\"note\":\"rendered by another writer\"}".getBytes(StandardCharsets.UTF_8);
+        Fixtures.faults(pspUrl, "{\"latencyFixedMs\":2500}");
+        try {
+            CompletableFuture<HttpResponse<byte[]>> pending = HttpClient.newHttpClient()
+                    .sendAsync(
+                            TestSupport.merchantPost("/v1/payments", KEY_A, key, json),
+                            HttpResponse.BodyHandlers.ofByteArray());
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> count(pool, "SELECT count(*) FROM idempotency_keys WHERE key = $1", key) == 1);
+            // while the PSP call is out, another writer (a webhook) records the capture and completes the key
+            List<Integer> written = pool.withTransaction(conn -> conn.preparedQuery(
+                                    "UPDATE payments SET status = 'CAPTURED', psp_reference = 'ch_other_writer', captured_at = now()"
+                                            + " WHERE id = (SELECT resource_id FROM idempotency_keys WHERE key = $1)"
+                                            + " AND status = 'PROCESSING'")
+                            .execute(Tuple.of(key))
+                            .flatMap(payment -> conn.preparedQuery(
+                                            "UPDATE idempotency_keys SET status = 'COMPLETED', response_status = 201,"
+                                                    + " response_body = $2, completed_at = now(), final_at = now()"
+                                                    + " WHERE key = $1 AND status = 'IN_PROGRESS'")
+                                    .execute(Tuple.of(key, io.vertx.core.buffer.Buffer.buffer(stored)))
+                                    .map(k -> List.of(payment.rowCount(), k.rowCount()))))
+                    .await()
+                    .indefinitely();
+            assertThat(written).as("the other writer was first").containsExactly(1, 1);
+
+            HttpResponse<byte[]> first = pending.get(60, TimeUnit.SECONDS);
+
+            assertThat(first.statusCode()).isEqualTo(201);
+            assertThat(new String(first.body(), StandardCharsets.UTF_8))
+                    .as("the key's stored answer, not this version's rendering of the payment")
+                    .isEqualTo(new String(stored, StandardCharsets.UTF_8));
+            assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        } finally {
+            TestSupport.psp(pspUrl).delete("/test/faults").then().statusCode(200);
+        }
+        Response replay = capture(KEY_A, key, json);
+        replay.then().statusCode(201).header("Idempotent-Replayed", "true");
+        assertThat(replay.asByteArray()).isEqualTo(stored);
     }
 
     // ---- metadata on payments and refunds (docs/api.md "Metadata"): stored, returned on every read and in the events

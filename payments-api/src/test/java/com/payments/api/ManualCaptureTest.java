@@ -27,10 +27,13 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.awaitility.Awaitility;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -380,5 +383,117 @@ class ManualCaptureTest {
                                 + " AND to_status = 'CAPTURED' AND actor = 'resolver'",
                         id))
                 .isEqualTo(1);
+        List<String> calls = pspCalls(id).stream()
+                .filter(call -> call.contains(" capture of "))
+                .toList();
+        assertThat(calls)
+                .as("the lost capture and the re-sent one, in psp_calls")
+                .hasSize(2);
+        assertThat(calls.get(0)).startsWith("0 capture of 700: error ");
+        assertThat(calls.get(1)).startsWith("1 capture of 700: captured ");
+    }
+
+    @Test
+    void capturesAndVoidsAreRecordedAsChargesAre() {
+        // a capture that succeeds at once: its duration on the payment row, as a charge's (V97), no psp_calls row
+        UUID captured = authorize(500, "tok_visa");
+        captureOf(captured, unique("cap"), 300L).then().statusCode(200);
+        assertThat(count(pool, "SELECT count(*) FROM payments WHERE id = $1 AND charge_ms >= 0", captured))
+                .as("the capture's duration on the payment row")
+                .isEqualTo(1);
+        assertThat(pspCalls(captured)).noneMatch(call -> call.contains("capture"));
+
+        // a void: a psp_calls row of the call
+        UUID canceled = authorize(400, "tok_visa");
+        post(KEY_A, unique("cancel"), canceled, "cancel", null).then().statusCode(200);
+        assertThat(pspCalls(canceled)).contains("0 void: canceled");
+
+        // a capture the PSP refuses (the authorization was voided there behind our back): the refusal's call too
+        UUID voidedAtPsp = authorize(450, "tok_visa");
+        String charge = pool.preparedQuery("SELECT psp_reference FROM payments WHERE id = $1")
+                .execute(Tuple.of(voidedAtPsp))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getString(0);
+        TestSupport.psp(pspUrl)
+                .header("Idempotency-Key", unique("void-elsewhere"))
+                .post("/v1/charges/" + charge + "/void")
+                .then()
+                .statusCode(200);
+        captureOf(voidedAtPsp, unique("cap"), 450L).then().statusCode(409);
+        assertThat(pspCalls(voidedAtPsp)).anyMatch(call -> call.startsWith("0 capture of 450: declined "));
+    }
+
+    @Test
+    void aCaptureStartedDaysAfterTheAuthorizationHasTheResolversWholeDeadline() {
+        UUID id = authorize(500, "tok_visa");
+        // authorized six days ago: the payment is far older than the resolver's deadline (4 s in tests)
+        pool.preparedQuery("UPDATE payments SET created_at = now() - interval '6 days' WHERE id = $1")
+                .execute(Tuple.of(id))
+                .await()
+                .indefinitely();
+        // the PSP answers 500 from now on: the capture's outcome is unknown, and so is the resolver's re-sent one
+        Fixtures.faults(pspUrl, "{\"errorRate\":1.0}");
+        try {
+            captureOf(id, unique("cap"), 400L).then().statusCode(202);
+            OffsetDateTime started = pool.preparedQuery(
+                            "SELECT at FROM payment_transitions WHERE payment_id = $1 AND to_status = 'CAPTURING'")
+                    .execute(Tuple.of(id))
+                    .await()
+                    .indefinitely()
+                    .iterator()
+                    .next()
+                    .getOffsetDateTime(0);
+
+            resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+
+            assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURING");
+            assertThat(count(pool, "SELECT count(*) FROM payments WHERE id = $1 AND next_attempt_at IS NOT NULL", id))
+                    .as("another attempt scheduled: the capture's deadline counts from its start")
+                    .isEqualTo(1);
+            assertThat(deadlineItems(id)).isZero();
+
+            // the deadline still holds, counted from the capture's start
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(40))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        resolver.runOnce().await().atMost(Duration.ofSeconds(30));
+                        return deadlineItems(id) == 1;
+                    });
+            OffsetDateTime escalated = pool.preparedQuery(
+                            "SELECT created_at FROM operations_queue WHERE subject_id = $1 AND reason = 'resolver_deadline'")
+                    .execute(Tuple.of(id.toString()))
+                    .await()
+                    .indefinitely()
+                    .iterator()
+                    .next()
+                    .getOffsetDateTime(0);
+            assertThat(escalated).isAfterOrEqualTo(started.plusSeconds(4));
+            assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURING");
+        } finally {
+            TestSupport.psp(pspUrl).delete("/test/faults").then().statusCode(200);
+            breakers.resetAll();
+        }
+    }
+
+    private long deadlineItems(UUID id) {
+        return count(
+                pool,
+                "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'resolver_deadline'",
+                id.toString());
+    }
+
+    /** The payment's psp_calls rows, oldest first: "attempt outcome". */
+    private List<String> pspCalls(UUID id) {
+        List<String> calls = new ArrayList<>();
+        pool.preparedQuery("SELECT attempt, outcome FROM psp_calls WHERE payment_id = $1 ORDER BY started_at")
+                .execute(Tuple.of(id))
+                .await()
+                .indefinitely()
+                .forEach(row -> calls.add(row.getInteger(0) + " " + row.getString(1)));
+        return calls;
     }
 }

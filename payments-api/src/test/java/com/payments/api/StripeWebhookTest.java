@@ -239,6 +239,88 @@ class StripeWebhookTest {
         }
     }
 
+    @Test
+    void endToEndThroughTheSandboxsStripeModeAPartialCaptureSettlesWithItsCapturedAmount() {
+        String url = "http://localhost:" + RestAssured.port + "/v1/psp/stripe/webhooks";
+        try (PspSandbox sandbox =
+                PspSandbox.start(Map.of("psp.stripe.webhook-url", url, "psp.stripe.webhook-secrets", CURRENT))) {
+            // a manual payment of 1000 authorized at Stripe, whose capture of 600 we sent (CAPTURING)
+            UUID id = UUID.randomUUID();
+            exec(
+                    "INSERT INTO payments (id, merchant_id, order_id, amount, currency, source, status, capture_method)"
+                            + " VALUES ($1, $2, $3, 1000, 'EUR', 'pm_card_visa', 'AUTHORIZING', 'MANUAL')",
+                    id,
+                    Fixtures.MERCHANT_A,
+                    "order-" + id);
+            String intent = TestSupport.psp(sandbox.url())
+                    .header("Authorization", "Bearer sk_test_webhooks")
+                    .header("Idempotency-Key", id.toString())
+                    .contentType("application/x-www-form-urlencoded")
+                    .formParam("amount", 1000)
+                    .formParam("currency", "eur")
+                    .formParam("confirm", "true")
+                    .formParam("capture_method", "manual")
+                    .formParam("payment_method", "pm_card_visa")
+                    .formParam("metadata[payment_id]", id.toString())
+                    .post("/stripe/v1/payment_intents")
+                    .then()
+                    .statusCode(200)
+                    .extract()
+                    .path("id");
+            exec("UPDATE payments SET status = 'AUTHORIZED', psp_reference = $2 WHERE id = $1", id, intent);
+            exec("UPDATE payments SET status = 'CAPTURING', captured_amount = 600 WHERE id = $1", id);
+
+            TestSupport.psp(sandbox.url())
+                    .header("Authorization", "Bearer sk_test_webhooks")
+                    .header("Idempotency-Key", "capture-" + id)
+                    .contentType("application/x-www-form-urlencoded")
+                    .formParam("amount_to_capture", 600)
+                    .post("/stripe/v1/payment_intents/" + intent + "/capture")
+                    .then()
+                    .statusCode(200)
+                    .body("amount_received", org.hamcrest.Matchers.equalTo(600));
+
+            // payment_intent.succeeded with amount_received 600: the captured amount, not the authorized 1000
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> count(
+                                    pool,
+                                    "SELECT count(*) FROM psp_webhook_events WHERE payload ->> 'type' = 'payment_intent.succeeded'"
+                                            + " AND payload -> 'data' -> 'object' -> 'metadata' ->> 'payment_id' = $1"
+                                            + " AND processed_at IS NOT NULL",
+                                    id.toString())
+                            >= 1);
+            assertThat(single(
+                            "SELECT outcome FROM psp_webhook_events WHERE payload ->> 'type' = 'payment_intent.succeeded'"
+                                    + " AND payload -> 'data' -> 'object' -> 'metadata' ->> 'payment_id' = $1",
+                            id.toString()))
+                    .isEqualTo("applied");
+            assertThat(paymentStatus(pool, id)).isEqualTo("CAPTURED");
+            assertThat(count(
+                            pool,
+                            "SELECT count(*) FROM operations_queue WHERE subject_id = $1 AND reason = 'psp_amount_mismatch'",
+                            id.toString()))
+                    .isZero();
+            assertThat(count(
+                            pool,
+                            "SELECT coalesce(sum(e.amount), 0) FROM ledger_transactions t JOIN ledger_entries e ON"
+                                    + " e.transaction_id = t.id WHERE t.kind = 'CAPTURE' AND t.reference = $1"
+                                    + " AND e.account = 'psp_receivable'",
+                            id.toString()))
+                    .isEqualTo(600);
+            assertThat(new JsonObject(single(
+                                    "SELECT payload::text FROM outbox WHERE key = $1 AND event_type = 'PaymentCaptured'",
+                                    id.toString()))
+                            .getLong("capturedAmount"))
+                    .isEqualTo(600L);
+        }
+    }
+
+    private void exec(String sql, Object... args) {
+        pool.preparedQuery(sql).execute(Tuple.from(args)).await().indefinitely();
+    }
+
     private static void charge(PspSandbox sandbox, UUID id, long amount, String paymentMethod) {
         TestSupport.psp(sandbox.url())
                 .header("Authorization", "Bearer sk_test_webhooks")

@@ -10,4 +10,10 @@ public sealed interface CaptureOutcome {
 
     /** A key already completed: its stored answer, or the payment's current state if it was stored before an outcome. */
     record Replayed(StoredAnswer answer) implements CaptureOutcome {}
+
+    /**
+     * This request's PSP call, whose outcome another writer (the webhook, the resolver, another instance or release)
+     * recorded first, completing the key: the answer it stored, byte for byte, as every replay of the key answers.
+     */
+    record Answered(StoredAnswer answer) implements CaptureOutcome {}
 }

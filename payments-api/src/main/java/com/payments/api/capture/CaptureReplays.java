@@ -6,15 +6,18 @@ import com.payments.api.config.ApiConfig;
 import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.IdempotencyService.Claim;
 import com.payments.api.idempotency.StoredAnswers;
+import com.payments.api.payment.PaymentOutcomeService.Recorded;
 import com.payments.api.payment.PaymentRepository;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.UUID;
 
 /**
  * A capture whose Idempotency-Key was claimed before: a completed key answers its stored answer byte for byte (or the
  * payment as it is now, if the answer was stored before an outcome); a key in flight or reused with another request is
- * refused ({@link IdempotencyService#refusalFor}).
+ * refused ({@link IdempotencyService#refusalFor}). Also the answer of a request whose outcome another writer recorded
+ * first ({@link #afterOutcome}).
  */
 @ApplicationScoped
 public class CaptureReplays {
@@ -49,6 +52,24 @@ public class CaptureReplays {
                     .failure(IdempotencyService.refusalFor(
                             claim, config.idempotency().inFlightRetryAfterSeconds()));
         });
+    }
+
+    /**
+     * The answer to the request that made the PSP call, once its outcome is recorded: the payment as the outcome left
+     * it; or, when another writer recorded an outcome first (the webhook, the resolver, another instance, or the
+     * previous release during a roll, which renders its own format) and completed the key, the key's stored answer,
+     * byte for byte, so that the first answer and every replay are the same bytes. A key stored before the outcome
+     * (202) answers the payment's current state, as its replays do.
+     */
+    Uni<CaptureOutcome> afterOutcome(UUID merchantId, String key, Recorded recorded) {
+        if (recorded.changed()) {
+            return Uni.createFrom().item(new CaptureOutcome.Charged(recorded.payment()));
+        }
+        return idempotency
+                .storedAnswer(pool, merchantId, key)
+                .map(answer -> answer == null || StoredAnswers.beforeOutcome(answer)
+                        ? new CaptureOutcome.Charged(recorded.payment())
+                        : new CaptureOutcome.Answered(answer));
     }
 
     private Uni<CaptureOutcome> replay(Merchant merchant, Claim.Completed completed) {

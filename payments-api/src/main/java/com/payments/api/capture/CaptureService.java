@@ -135,7 +135,7 @@ public class CaptureService {
                         return release(merchant, key, payment, failure, call, traceHeaders);
                     }
                     Uni<CaptureOutcome> recorded =
-                            record(payment, outcomeOf(payment.id(), result, failure), call, traceHeaders);
+                            record(key, payment, outcomeOf(payment.id(), result, failure), call, traceHeaders);
                     return failure instanceof PspAttentionException attention
                             ? recorded.call(outcome -> openAttentionItem(payment, attention))
                             : recorded;
@@ -162,9 +162,14 @@ public class CaptureService {
                                 "PSP outcome unknown for the authorization of payment %s: %s",
                                 payment.id(), failure.getClass().getSimpleName());
                         return record(
-                                payment, unknown(payment, failure.getClass().getSimpleName()), call, traceHeaders);
+                                key,
+                                payment,
+                                unknown(payment, failure.getClass().getSimpleName()),
+                                call,
+                                traceHeaders);
                     }
                     return record(
+                            key,
                             payment,
                             result.status() == ChargeResult.Status.AUTHORIZED
                                     ? PaymentOutcome.authorized(payment.id(), result.pspChargeId(), ACTOR)
@@ -203,17 +208,18 @@ public class CaptureService {
     }
 
     /**
-     * Step 3: records the outcome and the PSP call (shared statement) and answers with the payment as it is then.
+     * Step 3: records the outcome and the PSP call (shared statement) and answers with the payment as it is then, or
+     * with the key's stored answer if another writer recorded the outcome first ({@link CaptureReplays#afterOutcome}).
      */
     private Uni<CaptureOutcome> record(
-            Payment payment, PaymentOutcome outcome, PspCall call, Map<String, String> traceHeaders) {
+            String key, Payment payment, PaymentOutcome outcome, PspCall call, Map<String, String> traceHeaders) {
         PreparedOutcome prepared = outcomes.prepare(payment, outcome, traceHeaders);
         return recordedOutcomes
                 .submit(prepared.row().withPspCall(call))
                 .flatMap(moved -> outcomes.settle(pool, prepared, moved))
-                .map(recorded -> {
+                .flatMap(recorded -> {
                     metrics.capture(outcomeTag(recorded.payment().status()));
-                    return new CaptureOutcome.Charged(recorded.payment());
+                    return replays.afterOutcome(payment.merchantId(), key, recorded);
                 });
     }
 
@@ -252,7 +258,7 @@ public class CaptureService {
                 Log.warnf(
                         "PSP not called for payment %s (%s), but the resolver claimed it meanwhile: outcome unknown",
                         payment.id(), cause);
-                return record(payment, unknown(payment, cause), call, traceHeaders);
+                return record(key, payment, unknown(payment, cause), call, traceHeaders);
             }
             Log.warnf("PSP not called for payment %s (%s): key released", payment.id(), cause);
             metrics.capture("unavailable");

@@ -7,6 +7,8 @@ import com.payments.api.Payment;
 import com.payments.api.PaymentStatus;
 import com.payments.api.client.PspGateway;
 import com.payments.api.common.ApiMetrics;
+import com.payments.api.common.PspCallRepository.PspCall;
+import com.payments.api.common.PspCallTimer;
 import com.payments.api.common.Refusal;
 import com.payments.api.common.RequestHash;
 import com.payments.api.config.ApiConfig;
@@ -139,64 +141,76 @@ public class ManualCaptureService {
 
     private Uni<CaptureOutcome> captureAtPsp(Started started, Map<String, String> traceHeaders) {
         Payment p = started.payment();
-        return psp.capture(p.id(), p.pspReference(), p.capturedAmount(), p.currency())
+        PspCallTimer timer = new PspCallTimer();
+        return psp.capture(p.id(), p.pspReference(), p.capturedAmount(), p.currency(), timer)
                 .onItemOrFailure()
                 .transformToUni((result, failure) -> {
+                    PspCall call = timer.capture(0, p.capturedAmount(), result, failure);
                     if (failure != null) {
-                        return notDefinite(started, CAPTURE_ACTOR, failure, traceHeaders);
+                        return notDefinite(started, CAPTURE_ACTOR, failure, call, traceHeaders);
                     }
                     if (result.status() == ChargeResult.Status.CAPTURED) {
-                        return record(p, PaymentOutcome.captured(p.id(), null, CAPTURE_ACTOR), traceHeaders);
+                        return record(
+                                started, PaymentOutcome.captured(p.id(), null, CAPTURE_ACTOR), call, traceHeaders);
                     }
                     String code = result.declineCode();
                     if (AUTHORIZATION_GONE.contains(code)) {
-                        return refused(started, PaymentStatus.EXPIRED, code, CAPTURE_ACTOR, traceHeaders);
+                        return refused(started, PaymentStatus.EXPIRED, code, CAPTURE_ACTOR, call, traceHeaders);
                     }
                     if (NOTHING_DONE.contains(code)) {
-                        return refused(started, PaymentStatus.AUTHORIZED, code, CAPTURE_ACTOR, traceHeaders);
+                        return refused(started, PaymentStatus.AUTHORIZED, code, CAPTURE_ACTOR, call, traceHeaders);
                     }
                     // e.g. already_captured: the PSP's authorization is not as our row says; the resolver and then an
                     // operator settle it
-                    return stillPending(p, CAPTURE_ACTOR, "declined " + code, traceHeaders);
+                    return stillPending(started, CAPTURE_ACTOR, "declined " + code, call, traceHeaders);
                 });
     }
 
     private Uni<CaptureOutcome> voidAtPsp(Started started, Map<String, String> traceHeaders) {
         Payment p = started.payment();
-        return psp.voidAuthorization(p.id(), p.pspReference()).onItemOrFailure().transformToUni((result, failure) -> {
-            if (failure != null) {
-                return notDefinite(started, CANCEL_ACTOR, failure, traceHeaders);
-            }
-            if (result.status() == ChargeResult.Status.CANCELED) {
-                return record(p, PaymentOutcome.canceled(p.id(), CANCEL_ACTOR), traceHeaders);
-            }
-            String code = result.declineCode();
-            if (ChargeResult.NOT_AUTHORIZED.equals(code)) {
-                return refused(started, PaymentStatus.AUTHORIZED, code, CANCEL_ACTOR, traceHeaders);
-            }
-            // already_captured: a void refused because the PSP captured it; the row cannot say so: an operator
-            return stillPending(p, CANCEL_ACTOR, "declined " + code, traceHeaders);
-        });
+        PspCallTimer timer = new PspCallTimer();
+        return psp.voidAuthorization(p.id(), p.pspReference(), timer)
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    PspCall call = timer.voidCall(0, result, failure);
+                    if (failure != null) {
+                        return notDefinite(started, CANCEL_ACTOR, failure, call, traceHeaders);
+                    }
+                    if (result.status() == ChargeResult.Status.CANCELED) {
+                        return record(started, PaymentOutcome.canceled(p.id(), CANCEL_ACTOR), call, traceHeaders);
+                    }
+                    String code = result.declineCode();
+                    if (ChargeResult.NOT_AUTHORIZED.equals(code)) {
+                        return refused(started, PaymentStatus.AUTHORIZED, code, CANCEL_ACTOR, call, traceHeaders);
+                    }
+                    // already_captured: a void refused because the PSP captured it; the row cannot say so: an operator
+                    return stillPending(started, CANCEL_ACTOR, "declined " + code, call, traceHeaders);
+                });
     }
 
-    /** Records a definite outcome as a charge's is and answers with the payment it leaves. */
-    private Uni<CaptureOutcome> record(Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
-        return pool.withTransaction(conn -> outcomes.record(conn, before, outcome, traceHeaders))
-                .map(recorded -> {
+    /**
+     * Records an outcome and its PSP call as a charge's are, and answers with the payment it leaves, or with the key's
+     * stored answer if another writer recorded the outcome first ({@link CaptureReplays#afterOutcome}).
+     */
+    private Uni<CaptureOutcome> record(
+            Started started, PaymentOutcome outcome, PspCall call, Map<String, String> traceHeaders) {
+        Payment before = started.payment();
+        return pool.withTransaction(conn -> outcomes.record(conn, before, outcome, call, traceHeaders))
+                .flatMap(recorded -> {
                     metrics.capture(
                             "manual_" + recorded.payment().status().name().toLowerCase(Locale.ROOT));
-                    return new CaptureOutcome.Charged(recorded.payment());
+                    return replays.afterOutcome(before.merchantId(), started.key(), recorded);
                 });
     }
 
     /** No definite answer: never sent (undone, 503) or lost (the pending state stays for the resolver, 202). */
     private Uni<CaptureOutcome> notDefinite(
-            Started started, String actor, Throwable failure, Map<String, String> traceHeaders) {
+            Started started, String actor, Throwable failure, PspCall call, Map<String, String> traceHeaders) {
         Payment p = started.payment();
         String cause = failure.getClass().getSimpleName();
         if (!PspGateway.neverSent(failure)) {
             Log.warnf("PSP outcome unknown for the %s of payment %s: %s", actor, p.id(), cause);
-            return stillPending(p, actor, "unknown: " + cause, traceHeaders);
+            return stillPending(started, actor, "unknown: " + cause, call, traceHeaders);
         }
         return payments.undoMove(
                         pool,
@@ -206,13 +220,15 @@ public class ManualCaptureService {
                         started.attempts(),
                         "not sent: " + cause,
                         null,
-                        actor)
+                        actor,
+                        call)
                 .flatMap(undone -> {
                     if (!undone) {
                         Log.warnf(
                                 "PSP not called for the %s of payment %s (%s), but a resolver claimed it meanwhile",
                                 actor, p.id(), cause);
-                        return stillPending(p, actor, "unknown: " + cause, traceHeaders);
+                        // the undo statement wrote the call already
+                        return stillPending(started, actor, "unknown: " + cause, null, traceHeaders);
                     }
                     Log.warnf("PSP not called for the %s of payment %s (%s): key released", actor, p.id(), cause);
                     metrics.capture("unavailable");
@@ -228,16 +244,23 @@ public class ManualCaptureService {
     }
 
     /** The PSP's call stays pending ({@code p.status()}): recorded with the error, answered 202. */
-    private Uni<CaptureOutcome> stillPending(Payment p, String actor, String error, Map<String, String> traceHeaders) {
-        return record(p, PaymentOutcome.pending(p.id(), p.status(), error, actor), traceHeaders);
+    private Uni<CaptureOutcome> stillPending(
+            Started started, String actor, String error, PspCall call, Map<String, String> traceHeaders) {
+        Payment p = started.payment();
+        return record(started, PaymentOutcome.pending(p.id(), p.status(), error, actor), call, traceHeaders);
     }
 
     /** The PSP refused and did nothing: undone to {@code to}, refused with the PSP's code (409), key released. */
     private Uni<CaptureOutcome> refused(
-            Started started, PaymentStatus to, String code, String actor, Map<String, String> traceHeaders) {
+            Started started,
+            PaymentStatus to,
+            String code,
+            String actor,
+            PspCall call,
+            Map<String, String> traceHeaders) {
         Payment p = started.payment();
         var event = to == PaymentStatus.EXPIRED ? outcomes.eventOf(p.moved(to, null), traceHeaders) : null;
-        return payments.undoMove(pool, p.id(), p.status(), to, null, "declined " + code, event, actor)
+        return payments.undoMove(pool, p.id(), p.status(), to, null, "declined " + code, event, actor, call)
                 .flatMap(undone -> {
                     Log.infof("PSP refused the %s of payment %s (%s): %s -> %s", actor, p.id(), code, p.status(), to);
                     metrics.capture("manual_refused");

@@ -120,9 +120,13 @@ public class PaymentResource {
     }
 
     private RestResponse<byte[]> answer(CaptureOutcome outcome) {
-        return outcome instanceof CaptureOutcome.Replayed replayed
-                ? IdempotentResponses.replay(replayed.answer())
-                : IdempotentResponses.first(answers.payment(((CaptureOutcome.Charged) outcome).payment()));
+        if (outcome instanceof CaptureOutcome.Replayed replayed) {
+            return IdempotentResponses.replay(replayed.answer());
+        }
+        if (outcome instanceof CaptureOutcome.Answered answered) {
+            return IdempotentResponses.first(answered.answer());
+        }
+        return IdempotentResponses.first(answers.payment(((CaptureOutcome.Charged) outcome).payment()));
     }
 
     @GET

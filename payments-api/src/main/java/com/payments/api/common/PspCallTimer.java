@@ -9,7 +9,9 @@ import java.time.Instant;
 
 /**
  * Times one PSP call for {@code psp_calls}: {@link #start()} when the call goes out (inside its PSP permit), then
- * {@link #charge} or {@link #lookup} with what came back. A call that never started (no permit) counts from now.
+ * {@link #charge}, {@link #authorization}, {@link #capture}, {@link #voidCall} or {@link #lookup} with what came back.
+ * V83 knows the kinds {@code charge} and {@code lookup}: an authorization, a capture and a void are {@code charge}
+ * calls whose outcome says which. A call that never started (no permit) counts from now.
  */
 public final class PspCallTimer {
     private static final int MAX_OUTCOME = 200;
@@ -37,6 +39,27 @@ public final class PspCallTimer {
                         ? "authorized " + result.pspChargeId()
                         : "declined " + result.declineCode();
         return done("charge", attempt, outcome);
+    }
+
+    /**
+     * The capture of {@code amount} of a manual payment's authorization: kind {@code charge} (the money is taken now),
+     * its outcome naming the capture.
+     */
+    public PspCall capture(int attempt, long amount, ChargeResult result, Throwable failure) {
+        String outcome = failure != null
+                ? failure(failure)
+                : result.status() == ChargeResult.Status.CAPTURED
+                        ? "captured " + result.pspChargeId()
+                        : "declined " + result.declineCode();
+        return done("charge", attempt, "capture of " + amount + ": " + outcome);
+    }
+
+    /** The void of a manual payment's authorization: kind {@code charge}, its outcome naming the void. */
+    public PspCall voidCall(int attempt, ChargeResult result, Throwable failure) {
+        String outcome = failure != null
+                ? failure(failure)
+                : result.status() == ChargeResult.Status.CANCELED ? "canceled" : "declined " + result.declineCode();
+        return done("charge", attempt, "void: " + outcome);
     }
 
     public PspCall lookup(int attempt, Answer answer, Throwable failure) {

@@ -41,8 +41,9 @@ public interface ResolutionConfig {
         List<Duration> backoff();
 
         /**
-         * Age of a payment (since its creation) after which the resolver stops and opens an operations item
-         * ({@code resolver_deadline}) instead of scheduling another attempt.
+         * How long the resolver works a pending PSP call before it stops and opens an operations item
+         * ({@code resolver_deadline}) instead of scheduling another attempt: counted from the payment's creation for a
+         * charge or an authorization, from the capture's or void's start for those of an authorization.
          */
         @WithDefault("72h")
         Duration deadline();

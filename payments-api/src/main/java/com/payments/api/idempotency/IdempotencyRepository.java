@@ -50,6 +50,15 @@ public class IdempotencyRepository {
                         rows.rowCount() == 0 ? null : storedKey(rows.iterator().next()));
     }
 
+    /** Reads a key as it is stored, recording nothing; null when the merchant has no such key. */
+    public Uni<StoredKey> read(SqlClient client, UUID merchantId, String key) {
+        return client.preparedQuery("SELECT %s FROM idempotency_keys k WHERE k.merchant_id = $1 AND k.key = $2"
+                        .formatted(KEY_COLUMNS))
+                .execute(Tuple.of(merchantId, key))
+                .map(rows ->
+                        rows.rowCount() == 0 ? null : storedKey(rows.iterator().next()));
+    }
+
     /**
      * Completes the in-progress key of a resource with its response; false when there was none in progress.
      * {@code finalOutcome}: the resource is final (its key's retention starts now, docs/api.md).

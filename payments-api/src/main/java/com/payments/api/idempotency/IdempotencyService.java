@@ -60,6 +60,17 @@ public class IdempotencyService {
         return keys.find(conn, merchantId, key, requestHash).map(stored -> classify(stored, requestHash));
     }
 
+    /**
+     * The answer the merchant's key stores, for the request that holds the key (nothing is recorded as a replay); null
+     * while the key is not completed.
+     */
+    public Uni<StoredAnswer> storedAnswer(SqlClient conn, UUID merchantId, String key) {
+        return keys.read(conn, merchantId, key)
+                .map(stored -> stored == null || !stored.completed()
+                        ? null
+                        : new StoredAnswer(stored.responseStatus(), stored.responseBody()));
+    }
+
     /** What a used key means for a request with this hash. */
     public static Claim classify(StoredKey stored, byte[] requestHash) {
         if (stored == null) {

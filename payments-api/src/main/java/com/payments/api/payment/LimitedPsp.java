@@ -57,13 +57,20 @@ public class LimitedPsp {
     }
 
     /** {@link PspGateway#capture}: {@code amount} of the payment's authorization, under its one capture key. */
-    public Uni<ChargeResult> capture(UUID paymentId, String pspReference, long amount, String currency) {
-        return limit.run(() -> psp.capture(new CaptureRequest(paymentId.toString(), pspReference, amount, currency)));
+    public Uni<ChargeResult> capture(
+            UUID paymentId, String pspReference, long amount, String currency, PspCallTimer timer) {
+        return limit.run(() -> {
+            timer.start();
+            return psp.capture(new CaptureRequest(paymentId.toString(), pspReference, amount, currency));
+        });
     }
 
     /** {@link PspGateway#voidAuthorization}: the payment's authorization, under its one void key. */
-    public Uni<ChargeResult> voidAuthorization(UUID paymentId, String pspReference) {
-        return limit.run(() -> psp.voidAuthorization(new VoidRequest(paymentId.toString(), pspReference)));
+    public Uni<ChargeResult> voidAuthorization(UUID paymentId, String pspReference, PspCallTimer timer) {
+        return limit.run(() -> {
+            timer.start();
+            return psp.voidAuthorization(new VoidRequest(paymentId.toString(), pspReference));
+        });
     }
 
     /** {@link PspChargeLookup#find}: the charge of a reference, as the PSP reports it. */

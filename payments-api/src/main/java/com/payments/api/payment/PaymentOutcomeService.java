@@ -4,6 +4,7 @@ import com.payments.api.Payment;
 import com.payments.api.common.Json;
 import com.payments.api.common.OperationsRepository;
 import com.payments.api.common.OutboxRow;
+import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.StoredAnswer;
 import com.payments.api.idempotency.StoredAnswers;
@@ -97,8 +98,15 @@ public class PaymentOutcomeService {
      */
     public Uni<Recorded> record(
             SqlClient conn, Payment before, PaymentOutcome outcome, Map<String, String> traceHeaders) {
+        return record(conn, before, outcome, null, traceHeaders);
+    }
+
+    /** As {@link #record(SqlClient, Payment, PaymentOutcome, Map)}, with the PSP call it came from (may be null). */
+    public Uni<Recorded> record(
+            SqlClient conn, Payment before, PaymentOutcome outcome, PspCall call, Map<String, String> traceHeaders) {
         PreparedOutcome prepared = prepare(before, outcome, traceHeaders);
-        return payments.recordOutcomes(conn, outcome.actor(), List.of(prepared.row()))
+        return payments.recordOutcomes(
+                        conn, outcome.actor(), List.of(prepared.row().withPspCall(call)))
                 .flatMap(moved -> settle(conn, prepared, moved.get(0)));
     }
 

@@ -35,8 +35,18 @@ import java.util.function.Supplier;
 @ApplicationScoped
 public class PaymentRepository {
 
-    /** A payment as read under its row lock. */
-    public record Locked(UUID id, PaymentStatus status, int attempts, long amount, String currency) {}
+    /**
+     * A payment as read under its row lock; {@code capturedAmount} that of a manual capture (CAPTURING, CAPTURED), else
+     * null.
+     */
+    public record Locked(
+            UUID id, PaymentStatus status, int attempts, long amount, String currency, Long capturedAmount) {
+
+        /** The money a charge of it takes at the PSP: a manual capture's captured amount, else the whole amount. */
+        public long charged() {
+            return capturedAmount != null ? capturedAmount : amount;
+        }
+    }
 
     public static final String COLUMNS =
             "id, merchant_id, order_id, amount, currency, status, refunded_amount, psp_reference, decline_code, created_at,"
@@ -207,8 +217,11 @@ public class PaymentRepository {
         }
     }
 
-    /** A capture or cancel that won its payment: the payment as it left AUTHORIZED, and its resolver attempts then. */
-    public record Started(Payment payment, int attempts) {}
+    /**
+     * A capture or cancel that won its payment: the payment as it left AUTHORIZED, its resolver attempts then, and the
+     * Idempotency-Key the request claimed.
+     */
+    public record Started(Payment payment, int attempts, String key) {}
 
     /**
      * Starts a capture ({@code to} CAPTURING, {@code capturedAmount} set) or a cancel ({@code to} CANCELING) of the
@@ -259,7 +272,7 @@ public class PaymentRepository {
                                         throw notAuthorized.get();
                                     }
                                     Row row = rows.iterator().next();
-                                    return new Started(from(row), row.getInteger("attempts"));
+                                    return new Started(from(row), row.getInteger("attempts"), key);
                                 })));
     }
 
@@ -267,8 +280,10 @@ public class PaymentRepository {
      * Undoes a started capture or cancel that the PSP certainly did not make (never sent, or refused): the payment
      * moves from {@code from} to {@code to} (AUTHORIZED, or EXPIRED when the PSP's authorization lapsed) without a
      * captured amount, its in-progress key is released (the refusal is not stored: the merchant may retry), a key
-     * completed before the outcome (202) becomes final, and {@code event}, if any, is enqueued, in one statement. {@code attempts}, when not null, must still be the
-     * payment's: a resolver that claimed it meanwhile may have sent the call.
+     * completed before the outcome (202) becomes final, {@code event}, if any, is enqueued and {@code pspCall}, if any,
+     * goes to {@code psp_calls} (whether or not the move is undone: the call was made), in one statement.
+     * {@code attempts}, when not null, must still be the payment's: a resolver that claimed it meanwhile may have sent
+     * the call.
      *
      * @return whether it undid it (false: the payment had moved on, or a resolver claimed it)
      */
@@ -280,7 +295,8 @@ public class PaymentRepository {
             Integer attempts,
             String lastError,
             OutboxRow event,
-            String actor) {
+            String actor,
+            PspCall pspCall) {
         return client.preparedQuery(UNDO_MOVE)
                 .execute(Tuple.from(Arrays.asList(
                         id,
@@ -293,7 +309,12 @@ public class PaymentRepository {
                         event == null ? null : event.eventType(),
                         event == null ? null : event.topic(),
                         event == null ? null : event.payloadJson(),
-                        event == null ? null : event.headersJson())))
+                        event == null ? null : event.headersJson(),
+                        pspCall == null ? null : pspCall.kind(),
+                        pspCall == null ? null : pspCall.attempt(),
+                        pspCall == null ? null : pspCall.startedAtUtc(),
+                        pspCall == null ? null : pspCall.durationMs(),
+                        pspCall == null ? null : pspCall.outcome())))
                 .map(rows -> rows.iterator().next().getLong(0) == 1);
     }
 
@@ -418,7 +439,8 @@ public class PaymentRepository {
      */
     public static Uni<Locked> lock(SqlClient client, UUID id) {
         return client.preparedQuery(
-                        "SELECT id, status, attempts, amount, currency FROM payments WHERE id = $1 FOR UPDATE")
+                        "SELECT id, status, attempts, amount, currency, captured_amount FROM payments WHERE id = $1"
+                                + " FOR UPDATE")
                 .execute(Tuple.of(id))
                 .map(rows -> {
                     if (rows.rowCount() == 0) {
@@ -430,7 +452,8 @@ public class PaymentRepository {
                             PaymentStatus.valueOf(row.getString("status")),
                             row.getInteger("attempts"),
                             row.getLong("amount"),
-                            row.getString("currency"));
+                            row.getString("currency"),
+                            row.getLong("captured_amount"));
                 });
     }
 }

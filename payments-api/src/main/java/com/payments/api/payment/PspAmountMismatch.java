@@ -28,7 +28,9 @@ public class PspAmountMismatch {
 
     /**
      * True when the charge's {@code amount} (an integer) and {@code currency}, each where the PSP reports it, are the
-     * payment's. The protocol's charge (docs/architecture.md §5) need not carry them; the sandbox's and most PSPs' do.
+     * payment's: the amount it charged, which for a manual payment's capture is the captured amount (Stripe's
+     * {@code amount_received} after a partial capture). The protocol's charge (docs/architecture.md §5) need not carry
+     * them; the sandbox's and most PSPs' do.
      */
     public static boolean sameMoney(Locked payment, JsonNode charge) {
         JsonNode amount = charge.path("amount");
@@ -36,7 +38,7 @@ public class PspAmountMismatch {
         return (amount.isMissingNode()
                         || (amount.isIntegralNumber()
                                 && amount.canConvertToLong()
-                                && amount.asLong() == payment.amount()))
+                                && amount.asLong() == payment.charged()))
                 && (currency.isMissingNode() || payment.currency().equals(currency.asText()));
     }
 
@@ -54,6 +56,9 @@ public class PspAmountMismatch {
         details.set("data", charge);
         details.put("paymentStatus", payment.status().name());
         details.put("paymentAmount", payment.amount());
+        if (payment.capturedAmount() != null) {
+            details.put("paymentCapturedAmount", payment.capturedAmount());
+        }
         details.put("paymentCurrency", payment.currency());
         details.put(
                 "action",

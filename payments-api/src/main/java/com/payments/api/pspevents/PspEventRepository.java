@@ -47,8 +47,9 @@ public class PspEventRepository {
     }
 
     private static final String STORE_IF_SETTLED = SqlResource.load(PspEventRepository.class, "psp-event-settled.sql");
-    private static final String STORE_IF_PAYMENT_SETTLED = STORE_IF_SETTLED.formatted("payments");
-    private static final String STORE_IF_REFUND_SETTLED = STORE_IF_SETTLED.formatted("refunds");
+    private static final String STORE_IF_PAYMENT_SETTLED =
+            STORE_IF_SETTLED.formatted("payments", "coalesce(captured_amount, amount)");
+    private static final String STORE_IF_REFUND_SETTLED = STORE_IF_SETTLED.formatted("refunds", "amount");
 
     /**
      * Stores the event as processed, outcome {@code no_change}, in one statement, when the payment is in the final

@@ -72,7 +72,8 @@ public class ClaimRecorder {
                     claim.attempt(),
                     "declined " + code,
                     event,
-                    PaymentResolver.ACTOR);
+                    PaymentResolver.ACTOR,
+                    null);
         });
     }
 

@@ -47,7 +47,9 @@ import java.util.Locale;
  * <p>Manual payments (V98) whose PSP call is pending, AUTHORIZING, CAPTURING or CANCELING, are claimed alike and their
  * call is sent again as it was, under the same PSP key (the payment id, {@code capture-<id>}, {@code void-<id>}): the
  * PSP answers its first result or makes the call now, never a second capture. A refusal that proves the PSP did
- * nothing undoes the step (back to AUTHORIZED, or EXPIRED when the authorization lapsed).
+ * nothing undoes the step (back to AUTHORIZED, or EXPIRED when the authorization lapsed). These calls go to
+ * {@code psp_calls} too, and a capture's or void's deadline counts from its start, not from the payment's creation
+ * ({@link ResolverRepository#reschedule}).
  */
 @ApplicationScoped
 public class PaymentResolver {
@@ -231,51 +233,56 @@ public class PaymentResolver {
      */
     private Uni<String> resendCapture(Claimed claim) {
         metrics.resend();
-        return psp.capture(claim.id(), claim.pspReference(), claim.capturedAmount(), claim.currency())
+        PspCallTimer timer = new PspCallTimer();
+        return psp.capture(claim.id(), claim.pspReference(), claim.capturedAmount(), claim.currency(), timer)
                 .onItemOrFailure()
                 .transformToUni((result, failure) -> {
+                    List<PspCall> calls =
+                            List.of(timer.capture(claim.attempt(), claim.capturedAmount(), result, failure));
                     if (failure != null) {
-                        return stillUnknown(claim, "capture", failure, List.of());
+                        return stillUnknown(claim, "capture", failure, calls);
                     }
                     if (result.status() == ChargeResult.Status.CAPTURED) {
-                        return record(claim, PaymentOutcome.captured(claim.id(), null, ACTOR), null, List.of());
+                        return record(claim, PaymentOutcome.captured(claim.id(), null, ACTOR), null, calls);
                     }
                     String code = result.declineCode();
                     if (ChargeResult.AUTHORIZATION_EXPIRED.equals(code)
                             || ChargeResult.AUTHORIZATION_CANCELED.equals(code)) {
-                        return undo(claim, PaymentStatus.EXPIRED, code);
+                        return undo(claim, PaymentStatus.EXPIRED, code, calls);
                     }
                     if (ChargeResult.AMOUNT_EXCEEDS_AUTHORIZED.equals(code)
                             || ChargeResult.NOT_AUTHORIZED.equals(code)) {
-                        return undo(claim, PaymentStatus.AUTHORIZED, code);
+                        return undo(claim, PaymentStatus.AUTHORIZED, code, calls);
                     }
-                    return stillUnknown(claim, "capture", new PspUnavailableException("declined " + code), List.of());
+                    return stillUnknown(claim, "capture", new PspUnavailableException("declined " + code), calls);
                 });
     }
 
     /** A void whose answer was lost: the same void under the payment's one void key. */
     private Uni<String> resendVoid(Claimed claim) {
         metrics.resend();
-        return psp.voidAuthorization(claim.id(), claim.pspReference())
+        PspCallTimer timer = new PspCallTimer();
+        return psp.voidAuthorization(claim.id(), claim.pspReference(), timer)
                 .onItemOrFailure()
                 .transformToUni((result, failure) -> {
+                    List<PspCall> calls = List.of(timer.voidCall(claim.attempt(), result, failure));
                     if (failure != null) {
-                        return stillUnknown(claim, "void", failure, List.of());
+                        return stillUnknown(claim, "void", failure, calls);
                     }
                     if (result.status() == ChargeResult.Status.CANCELED) {
-                        return record(claim, PaymentOutcome.canceled(claim.id(), ACTOR), null, List.of());
+                        return record(claim, PaymentOutcome.canceled(claim.id(), ACTOR), null, calls);
                     }
                     if (ChargeResult.NOT_AUTHORIZED.equals(result.declineCode())) {
-                        return undo(claim, PaymentStatus.AUTHORIZED, result.declineCode());
+                        return undo(claim, PaymentStatus.AUTHORIZED, result.declineCode(), calls);
                     }
                     return stillUnknown(
-                            claim, "void", new PspUnavailableException("declined " + result.declineCode()), List.of());
+                            claim, "void", new PspUnavailableException("declined " + result.declineCode()), calls);
                 });
     }
 
     /** The PSP refused the pending capture or void and did nothing: the payment moves back (or EXPIRED). */
-    private Uni<String> undo(Claimed claim, PaymentStatus to, String code) {
-        return recorder.underLock(claim, List.of(), (conn, current) -> recorder.undo(conn, claim, to, code)
+    private Uni<String> undo(Claimed claim, PaymentStatus to, String code, List<PspCall> calls) {
+        return recorder.underLock(claim, calls, (conn, current) -> recorder.undo(conn, claim, to, code)
                 .map(undone -> {
                     Log.infof(
                             "Resolver: payment %s %s -> %s, the PSP refused: %s (attempt %d)",

@@ -74,8 +74,10 @@ public class ResolverRepository {
     }
 
     /**
-     * Still unknown after attempt {@code attempt}: the next attempt after {@code delay}, or none once the payment is
-     * older than {@code deadline} (then returns true: escalate). Null when the claim was lost (the lease expired and
+     * Still unknown after attempt {@code attempt}: the next attempt after {@code delay}, or none once the pending call is
+     * older than {@code deadline} (then returns true: escalate). A charge or an authorization is as old as the payment;
+     * a capture or void of an authorization, which may come days later, counts from its move out of AUTHORIZED (the
+     * latest transition into its state). Null when the claim was lost (the lease expired and
      * another instance took the payment) or the payment was resolved meanwhile. {@code pspReference}, the PSP's id of
      * the charge if the answer named one, is kept unless the payment has one already.
      */
@@ -89,8 +91,12 @@ public class ResolverRepository {
             String pspReference) {
         return client.preparedQuery(
                         """
-                        UPDATE payments
-                           SET next_attempt_at = CASE WHEN created_at + make_interval(secs => $4) <= now() THEN NULL
+                        UPDATE payments p
+                           SET next_attempt_at = CASE WHEN coalesce(
+                                                          (SELECT max(t.at) FROM payment_transitions t
+                                                            WHERE t.payment_id = p.id AND t.to_status = p.status
+                                                              AND p.status IN ('CAPTURING', 'CANCELING', 'EXPIRING')),
+                                                          p.created_at) + make_interval(secs => $4) <= now() THEN NULL
                                                       ELSE now() + make_interval(secs => $3) END,
                                last_error = $5,
                                psp_reference = COALESCE(psp_reference, $6)
