@@ -9,7 +9,6 @@ import com.payments.api.client.PspGateway;
 import com.payments.api.common.ApiMetrics;
 import com.payments.api.common.Refusal;
 import com.payments.api.common.RequestHash;
-import com.payments.api.config.ApiConfig;
 import com.payments.api.payment.LimitedPsp;
 import com.payments.api.payment.PaymentOutcome;
 import com.payments.api.payment.PaymentOutcomeService;
@@ -54,7 +53,6 @@ public class ManualCaptureService {
     private final LimitedPsp psp;
     private final CaptureReplays replays;
     private final ApiMetrics metrics;
-    private final ApiConfig config;
 
     public ManualCaptureService(
             Pool pool,
@@ -62,15 +60,13 @@ public class ManualCaptureService {
             PaymentOutcomeService outcomes,
             LimitedPsp psp,
             CaptureReplays replays,
-            ApiMetrics metrics,
-            ApiConfig config) {
+            ApiMetrics metrics) {
         this.pool = pool;
         this.payments = payments;
         this.outcomes = outcomes;
         this.psp = psp;
         this.replays = replays;
         this.metrics = metrics;
-        this.config = config;
     }
 
     /**
@@ -107,7 +103,6 @@ public class ManualCaptureService {
                             PaymentStatus.CAPTURING,
                             captured,
                             CAPTURE_ACTOR,
-                            config.psp().stuckAfter(),
                             ManualCaptureService::notAuthorized)
                     .flatMap(started -> started == null
                             ? replays.existing(merchant, key, hash)
@@ -130,7 +125,6 @@ public class ManualCaptureService {
                                         PaymentStatus.CANCELING,
                                         null,
                                         CANCEL_ACTOR,
-                                        config.psp().stuckAfter(),
                                         ManualCaptureService::notAuthorized)
                                 .flatMap(started -> started == null
                                         ? replays.existing(merchant, key, hash)
@@ -207,24 +201,12 @@ public class ManualCaptureService {
                         "not sent: " + cause,
                         null,
                         actor)
-                .flatMap(undone -> {
-                    if (!undone) {
-                        Log.warnf(
-                                "PSP not called for the %s of payment %s (%s), but a resolver claimed it meanwhile",
-                                actor, p.id(), cause);
-                        return stillPending(p, actor, "unknown: " + cause, traceHeaders);
-                    }
-                    Log.warnf("PSP not called for the %s of payment %s (%s): key released", actor, p.id(), cause);
-                    metrics.capture("unavailable");
-                    return Uni.createFrom()
-                            .failure(new Refusal(
-                                    Refusal.Kind.UNAVAILABLE,
-                                    "psp_unavailable",
-                                    "Payment provider unavailable",
-                                    "The payment provider cannot be reached; nothing was changed. Retry with the same"
-                                            + " Idempotency-Key",
-                                    config.psp().unavailableRetryAfterSeconds()));
-                });
+                .flatMap(undone -> replays.neverSent(
+                        undone,
+                        actor,
+                        p.id(),
+                        failure,
+                        () -> stillPending(p, actor, "unknown: " + cause, traceHeaders)));
     }
 
     /** The PSP's call stays pending ({@code p.status()}): recorded with the error, answered 202. */
