@@ -80,13 +80,7 @@ class SaturationShedTest {
 
     @Test
     void capturesBeyondThePermitsAndTheirDeadlineAreShedWithNothingStoredAndTheirKeysWorkLater() throws Exception {
-        // every PSP call takes far longer than a waiting capture's deadline (300 ms), but less than the PSP timeout
-        TestSupport.psp(pspUrl)
-                .contentType(ContentType.JSON)
-                .body("{\"latencyFixedMs\":2000}")
-                .put("/test/faults")
-                .then()
-                .statusCode(200);
+        slowPsp();
         double shedBefore = shed("psp_limit");
         double openedBefore = circuitOpenings();
         List<String> keys = new ArrayList<>();
@@ -153,12 +147,7 @@ class SaturationShedTest {
             authorized.then().statusCode(201);
             ids.add(UUID.fromString(authorized.path("id")));
         }
-        TestSupport.psp(pspUrl)
-                .contentType(ContentType.JSON)
-                .body("{\"latencyFixedMs\":2000}")
-                .put("/test/faults")
-                .then()
-                .statusCode(200);
+        slowPsp();
         double shedBefore = shed("psp_limit");
         List<String> keys = new ArrayList<>();
         List<HttpRequest> requests = new ArrayList<>();
@@ -196,6 +185,16 @@ class SaturationShedTest {
             assertThat(retried.statusCode()).as(retried.body()).isEqualTo(200);
             assertThat(TestSupport.paymentStatus(pool, ids.get(i))).isEqualTo("CAPTURED");
         }
+    }
+
+    /** Every PSP call takes far longer than a waiting capture's deadline (300 ms), but less than the PSP timeout. */
+    private void slowPsp() {
+        TestSupport.psp(pspUrl)
+                .contentType(ContentType.JSON)
+                .body("{\"latencyFixedMs\":2000}")
+                .put("/test/faults")
+                .then()
+                .statusCode(200);
     }
 
     private double circuitOpenings() {
