@@ -125,8 +125,7 @@ class CaptureBatchingTest {
         AtomicBoolean first = new AtomicBoolean(true);
         StatementBatcher<NewPayment, Payment> batcher = new StatementBatcher<>(
                 batch -> {
-                    Uni<List<Payment>> insert =
-                            payments.insertProcessingClaimingKeys(pool, Duration.ofMinutes(1), batch);
+                    Uni<List<Payment>> insert = payments.insertProcessingClaimingKeys(pool, batch);
                     // the first statement waits, so that the next three calls queue and go as one
                     return first.getAndSet(false)
                             ? Uni.createFrom().completionStage(release).flatMap(v -> insert)

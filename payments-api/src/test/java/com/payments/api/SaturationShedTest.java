@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A truly saturated instance (every PSP permit taken and a waiting capture's deadline passed) sheds the
- * capture with 503 + Retry-After and stores nothing: no payment, the key released, so the same key succeeds later.
+ * capture with 503 + Retry-After and stores nothing: no payment, the key released, so the same key succeeds later. A
+ * manual capture likewise: the payment stays AUTHORIZED.
  */
 @QuarkusTest
 @TestProfile(SaturationShedTest.TinyPspLimit.class)
@@ -79,13 +80,7 @@ class SaturationShedTest {
 
     @Test
     void capturesBeyondThePermitsAndTheirDeadlineAreShedWithNothingStoredAndTheirKeysWorkLater() throws Exception {
-        // every PSP call takes far longer than a waiting capture's deadline (300 ms), but less than the PSP timeout
-        TestSupport.psp(pspUrl)
-                .contentType(ContentType.JSON)
-                .body("{\"latencyFixedMs\":2000}")
-                .put("/test/faults")
-                .then()
-                .statusCode(200);
+        slowPsp();
         double shedBefore = shed("psp_limit");
         double openedBefore = circuitOpenings();
         List<String> keys = new ArrayList<>();
@@ -136,6 +131,70 @@ class SaturationShedTest {
             assertThat(TestSupport.pspCounters(pspUrl, id).<Integer>path("chargeMovements"))
                     .isEqualTo(1);
         }
+    }
+
+    /**
+     * A manual capture is shed as a charge is (the same answer to a call never sent): 503, the payment AUTHORIZED again,
+     * the key released, counted in {@code payments_shed_total{reason="psp_limit"}}; the same key captures later.
+     */
+    @Test
+    void manualCapturesBeyondThePermitsAreShedAsChargesAreAndTheirKeysWorkLater() throws Exception {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < CAPTURES; i++) {
+            String manual = "{\"orderId\":\"" + unique("sat-manual") + "\",\"amount\":" + (700 + i)
+                    + ",\"currency\":\"EUR\",\"source\":\"tok_visa\",\"captureMethod\":\"manual\"}";
+            Response authorized = TestSupport.capture(KEY_A, unique("sat-auth"), manual);
+            authorized.then().statusCode(201);
+            ids.add(UUID.fromString(authorized.path("id")));
+        }
+        slowPsp();
+        double shedBefore = shed("psp_limit");
+        List<String> keys = new ArrayList<>();
+        List<HttpRequest> requests = new ArrayList<>();
+        for (UUID id : ids) {
+            keys.add(unique("sat-capture"));
+            requests.add(TestSupport.merchantPost(
+                    "/v1/payments/" + id + "/capture", KEY_A, keys.get(keys.size() - 1), "{}"));
+        }
+
+        List<HttpResponse<String>> responses = TestSupport.concurrently(requests);
+
+        List<Integer> shedIndexes = new ArrayList<>();
+        for (int i = 0; i < CAPTURES; i++) {
+            HttpResponse<String> response = responses.get(i);
+            assertThat(response.statusCode()).as(response.body()).isIn(200, 503);
+            if (response.statusCode() == 503) {
+                shedIndexes.add(i);
+                assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+                assertThat(new JsonObject(response.body()).getString("code")).isEqualTo("psp_unavailable");
+                assertThat(TestSupport.paymentStatus(pool, ids.get(i))).isEqualTo("AUTHORIZED");
+                assertThat(count(pool, "SELECT count(*) FROM idempotency_keys WHERE key = $1", keys.get(i)))
+                        .isZero();
+            } else {
+                assertThat(TestSupport.paymentStatus(pool, ids.get(i))).isEqualTo("CAPTURED");
+            }
+        }
+        assertThat(shedIndexes).hasSize(CAPTURES - PERMITS);
+        assertThat(shed("psp_limit") - shedBefore).isEqualTo(CAPTURES - PERMITS);
+
+        TestSupport.psp(pspUrl).delete("/test/faults").then().statusCode(200);
+        for (int i : shedIndexes) {
+            HttpResponse<String> retried = TestSupport.concurrently(List.of(TestSupport.merchantPost(
+                            "/v1/payments/" + ids.get(i) + "/capture", KEY_A, keys.get(i), "{}")))
+                    .get(0);
+            assertThat(retried.statusCode()).as(retried.body()).isEqualTo(200);
+            assertThat(TestSupport.paymentStatus(pool, ids.get(i))).isEqualTo("CAPTURED");
+        }
+    }
+
+    /** Every PSP call takes far longer than a waiting capture's deadline (300 ms), but less than the PSP timeout. */
+    private void slowPsp() {
+        TestSupport.psp(pspUrl)
+                .contentType(ContentType.JSON)
+                .body("{\"latencyFixedMs\":2000}")
+                .put("/test/faults")
+                .then()
+                .statusCode(200);
     }
 
     private double circuitOpenings() {

@@ -14,8 +14,18 @@ import java.util.UUID;
  * webhook). The schema's {@code settle_refund} (V95) does the guarded PENDING → SUCCEEDED/FAILED update, the ledger
  * booking or the release of the reservation, the stuck-refund items resolved and the RefundSucceeded/RefundFailed
  * event.
+ *
+ * @param status SUCCEEDED or FAILED
+ * @param actor who settled it, in the resolved items' note ({@code refunds-worker}, {@code webhook})
+ * @param headers the trace headers of its event
  */
-public final class RefundSettlement {
+public record RefundSettlement(
+        UUID refundId,
+        String status,
+        String pspReference,
+        String failureCode,
+        String actor,
+        Map<String, String> headers) {
     /** What {@link #settleOnce} did. */
     public enum Settled {
         /** The event was recorded as applied and the refund settled. */
@@ -26,24 +36,14 @@ public final class RefundSettlement {
         EVENT_APPLIED_BEFORE
     }
 
-    private RefundSettlement() {}
-
     /**
-     * Settles a PENDING refund as {@code status} (SUCCEEDED or FAILED), its event carrying these trace headers.
+     * Settles the refund if it is still PENDING.
      *
-     * @param actor who settled it, in the resolved items' note ({@code refunds-worker}, {@code webhook})
      * @return false when the refund was no longer PENDING (then nothing changed)
      */
-    public static Uni<Boolean> settle(
-            SqlClient client,
-            UUID refundId,
-            String status,
-            String pspReference,
-            String failureCode,
-            String actor,
-            Map<String, String> headers) {
+    public Uni<Boolean> settle(SqlClient client) {
         return client.preparedQuery("SELECT settle_refund($1, $2, $3, $4, $5, $6) AS settled")
-                .execute(Tuple.of(refundId, status, pspReference, failureCode, actor, json(headers)))
+                .execute(arguments())
                 .map(rows -> rows.iterator().next().getBoolean("settled"));
     }
 
@@ -52,24 +52,14 @@ public final class RefundSettlement {
      * commit, no transaction block): records {@code eventId} in {@code consumed_events} for {@code consumer} and
      * settles the refund, or changes nothing when that event id was recorded already.
      */
-    public static Uni<Settled> settleOnce(
-            SqlClient client,
-            String consumer,
-            UUID eventId,
-            UUID refundId,
-            String status,
-            String pspReference,
-            String failureCode,
-            String actor,
-            Map<String, String> headers) {
+    public Uni<Settled> settleOnce(SqlClient client, String consumer, UUID eventId) {
         return client.preparedQuery(
                         """
                         WITH fresh AS (
                             INSERT INTO consumed_events (consumer, event_id) VALUES ($7, $8)
                             ON CONFLICT DO NOTHING RETURNING 1)
                         SELECT settle_refund($1, $2, $3, $4, $5, $6) AS settled FROM fresh""")
-                .execute(Tuple.from(Arrays.asList(
-                        refundId, status, pspReference, failureCode, actor, json(headers), consumer, eventId)))
+                .execute(arguments().addValue(consumer).addValue(eventId))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Settled.EVENT_APPLIED_BEFORE;
@@ -78,7 +68,9 @@ public final class RefundSettlement {
                 });
     }
 
-    private static JsonObject json(Map<String, String> headers) {
-        return new JsonObject(new HashMap<>(headers));
+    /** {@code settle_refund}'s arguments, $1 to $6. */
+    private Tuple arguments() {
+        return Tuple.from(Arrays.asList(
+                refundId, status, pspReference, failureCode, actor, new JsonObject(new HashMap<>(headers))));
     }
 }

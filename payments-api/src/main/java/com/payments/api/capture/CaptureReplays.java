@@ -1,23 +1,30 @@
 package com.payments.api.capture;
 
 import com.payments.api.Merchant;
+import com.payments.api.client.PspGateway;
 import com.payments.api.common.ApiMetrics;
+import com.payments.api.common.Refusal;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.idempotency.IdempotencyService;
 import com.payments.api.idempotency.IdempotencyService.Claim;
 import com.payments.api.idempotency.StoredAnswers;
 import com.payments.api.payment.PaymentOutcomeService.Recorded;
 import com.payments.api.payment.PaymentRepository;
+import com.payments.psp.PspSaturatedException;
+import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
- * A capture whose Idempotency-Key was claimed before: a completed key answers its stored answer byte for byte (or the
- * payment as it is now, if the answer was stored before an outcome); a key in flight or reused with another request is
- * refused ({@link IdempotencyService#refusalFor}). Also the answer of a request whose outcome another writer recorded
- * first ({@link #afterOutcome}).
+ * A capture, authorization, manual capture or cancel answered by its Idempotency-Key rather than by a PSP outcome. A
+ * key claimed before: a completed key answers its stored answer byte for byte (or the payment as it is now, if the
+ * answer was stored before an outcome); a key in flight or reused with another request is refused
+ * ({@link IdempotencyService#refusalFor}). The answer of a request whose outcome another writer recorded first
+ * ({@link #afterOutcome}). A key released because the PSP was never called: refused {@code psp_unavailable}
+ * ({@link #neverSent}).
  */
 @ApplicationScoped
 public class CaptureReplays {
@@ -70,6 +77,41 @@ public class CaptureReplays {
                 .map(answer -> answer == null || StoredAnswers.beforeOutcome(answer)
                         ? new CaptureOutcome.Charged(recorded.payment())
                         : new CaptureOutcome.Answered(answer));
+    }
+
+    /**
+     * A PSP call that certainly was not sent ({@link PspGateway#neverSent}), once the caller tried to undo its claim of
+     * the payment: undone, the key is released and the request refused {@code psp_unavailable} (503, Retry-After), to
+     * be sent again with the same key; not undone, a resolver claimed the payment meanwhile and may have sent the call,
+     * so the outcome is unknown and answered as a lost answer is ({@code outcomeUnknown}).
+     *
+     * @param call what was not sent, for the log: charge, authorization, capture or cancel
+     */
+    Uni<CaptureOutcome> neverSent(
+            boolean undone,
+            String call,
+            UUID paymentId,
+            Throwable failure,
+            Supplier<Uni<CaptureOutcome>> outcomeUnknown) {
+        String cause = failure.getClass().getSimpleName();
+        if (!undone) {
+            Log.warnf(
+                    "PSP not called for the %s of payment %s (%s), but a resolver claimed it meanwhile: outcome unknown",
+                    call, paymentId, cause);
+            return outcomeUnknown.get();
+        }
+        Log.warnf("PSP not called for the %s of payment %s (%s): key released", call, paymentId, cause);
+        metrics.capture("unavailable");
+        if (failure instanceof PspSaturatedException) {
+            metrics.shed("psp_limit");
+        }
+        return Uni.createFrom()
+                .failure(new Refusal(
+                        Refusal.Kind.UNAVAILABLE,
+                        "psp_unavailable",
+                        "Payment provider unavailable",
+                        "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
+                        config.psp().unavailableRetryAfterSeconds()));
     }
 
     private Uni<CaptureOutcome> replay(Merchant merchant, Claim.Completed completed) {

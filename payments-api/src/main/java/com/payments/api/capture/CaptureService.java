@@ -24,7 +24,6 @@ import com.payments.api.payment.PspChargeAttention;
 import com.payments.contracts.sql.DatabaseBusyException;
 import com.payments.contracts.sql.StatementBatcher;
 import com.payments.psp.PspConcurrencyLimit;
-import com.payments.psp.PspSaturatedException;
 import com.payments.psp.port.ChargeResult;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
@@ -83,8 +82,7 @@ public class CaptureService {
         this.config = config;
         ApiConfig.Capture batching = config.capture();
         this.claims = new StatementBatcher<>(
-                batch ->
-                        payments.insertProcessingClaimingKeys(pool, config.psp().stuckAfter(), batch),
+                batch -> payments.insertProcessingClaimingKeys(pool, batch),
                 batching.maxBatchSize(),
                 batching.statementsInFlight(),
                 metrics.captureBatchSizes("claim"),
@@ -252,27 +250,18 @@ public class CaptureService {
             Throwable failure,
             PspCall call,
             Map<String, String> traceHeaders) {
-        String cause = failure.getClass().getSimpleName();
-        return payments.dropNeverSent(pool, merchant.id(), payment.id(), key).flatMap(dropped -> {
-            if (!dropped) {
-                Log.warnf(
-                        "PSP not called for payment %s (%s), but the resolver claimed it meanwhile: outcome unknown",
-                        payment.id(), cause);
-                return record(key, payment, unknown(payment, cause), call, traceHeaders);
-            }
-            Log.warnf("PSP not called for payment %s (%s): key released", payment.id(), cause);
-            metrics.capture("unavailable");
-            if (failure instanceof PspSaturatedException) {
-                metrics.shed("psp_limit");
-            }
-            return Uni.createFrom()
-                    .failure(new Refusal(
-                            Refusal.Kind.UNAVAILABLE,
-                            "psp_unavailable",
-                            "Payment provider unavailable",
-                            "The payment provider cannot be reached; nothing was charged. Retry with the same Idempotency-Key",
-                            config.psp().unavailableRetryAfterSeconds()));
-        });
+        return payments.dropNeverSent(pool, merchant.id(), payment.id(), key)
+                .flatMap(dropped -> replays.neverSent(
+                        dropped,
+                        payment.manual() ? "authorization" : "charge",
+                        payment.id(),
+                        failure,
+                        () -> record(
+                                key,
+                                payment,
+                                unknown(payment, failure.getClass().getSimpleName()),
+                                call,
+                                traceHeaders)));
     }
 
     private static String outcomeTag(PaymentStatus status) {

@@ -11,7 +11,6 @@ import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.common.PspCallTimer;
 import com.payments.api.common.Refusal;
 import com.payments.api.common.RequestHash;
-import com.payments.api.config.ApiConfig;
 import com.payments.api.payment.LimitedPsp;
 import com.payments.api.payment.PaymentOutcome;
 import com.payments.api.payment.PaymentOutcomeService;
@@ -56,7 +55,6 @@ public class ManualCaptureService {
     private final LimitedPsp psp;
     private final CaptureReplays replays;
     private final ApiMetrics metrics;
-    private final ApiConfig config;
 
     public ManualCaptureService(
             Pool pool,
@@ -64,15 +62,13 @@ public class ManualCaptureService {
             PaymentOutcomeService outcomes,
             LimitedPsp psp,
             CaptureReplays replays,
-            ApiMetrics metrics,
-            ApiConfig config) {
+            ApiMetrics metrics) {
         this.pool = pool;
         this.payments = payments;
         this.outcomes = outcomes;
         this.psp = psp;
         this.replays = replays;
         this.metrics = metrics;
-        this.config = config;
     }
 
     /**
@@ -109,7 +105,6 @@ public class ManualCaptureService {
                             PaymentStatus.CAPTURING,
                             captured,
                             CAPTURE_ACTOR,
-                            config.psp().stuckAfter(),
                             ManualCaptureService::notAuthorized)
                     .flatMap(started -> started == null
                             ? replays.existing(merchant, key, hash)
@@ -132,7 +127,6 @@ public class ManualCaptureService {
                                         PaymentStatus.CANCELING,
                                         null,
                                         CANCEL_ACTOR,
-                                        config.psp().stuckAfter(),
                                         ManualCaptureService::notAuthorized)
                                 .flatMap(started -> started == null
                                         ? replays.existing(merchant, key, hash)
@@ -222,25 +216,13 @@ public class ManualCaptureService {
                         null,
                         actor,
                         call)
-                .flatMap(undone -> {
-                    if (!undone) {
-                        Log.warnf(
-                                "PSP not called for the %s of payment %s (%s), but a resolver claimed it meanwhile",
-                                actor, p.id(), cause);
+                .flatMap(undone -> replays.neverSent(
+                        undone,
+                        actor,
+                        p.id(),
+                        failure,
                         // the undo statement wrote the call already
-                        return stillPending(started, actor, "unknown: " + cause, null, traceHeaders);
-                    }
-                    Log.warnf("PSP not called for the %s of payment %s (%s): key released", actor, p.id(), cause);
-                    metrics.capture("unavailable");
-                    return Uni.createFrom()
-                            .failure(new Refusal(
-                                    Refusal.Kind.UNAVAILABLE,
-                                    "psp_unavailable",
-                                    "Payment provider unavailable",
-                                    "The payment provider cannot be reached; nothing was changed. Retry with the same"
-                                            + " Idempotency-Key",
-                                    config.psp().unavailableRetryAfterSeconds()));
-                });
+                        () -> stillPending(started, actor, "unknown: " + cause, null, traceHeaders)));
     }
 
     /** The PSP's call stays pending ({@code p.status()}): recorded with the error, answered 202. */

@@ -21,6 +21,7 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Records a PSP outcome for a payment: the guarded state change, the capture's ledger entries, the
@@ -182,36 +183,29 @@ public class PaymentOutcomeService {
                                 p.currency(),
                                 p.declineCode(),
                                 p.metadata());
-                    case AUTHORIZED ->
-                        PaymentAuthorized.of(
-                                p.id(),
-                                p.merchantId(),
-                                p.orderId(),
-                                p.amount(),
-                                p.currency(),
-                                p.pspReference(),
-                                p.metadata());
-                    case CANCELED ->
-                        PaymentCanceled.of(
-                                p.id(),
-                                p.merchantId(),
-                                p.orderId(),
-                                p.amount(),
-                                p.currency(),
-                                p.pspReference(),
-                                p.metadata());
-                    case EXPIRED ->
-                        PaymentExpired.of(
-                                p.id(),
-                                p.merchantId(),
-                                p.orderId(),
-                                p.amount(),
-                                p.currency(),
-                                p.pspReference(),
-                                p.metadata());
+                    case AUTHORIZED -> authorizationEvent(p, PaymentAuthorized::of);
+                    case CANCELED -> authorizationEvent(p, PaymentCanceled::of);
+                    case EXPIRED -> authorizationEvent(p, PaymentExpired::of);
                     default -> null;
                 };
         return event == null ? null : json.outboxRow(Topics.PAYMENT_EVENTS, event, traceHeaders);
+    }
+
+    /** {@code of} of an authorization's events (PaymentAuthorized, PaymentCanceled, PaymentExpired): the same fields. */
+    private interface AuthorizationEvent {
+        PaymentEvent of(
+                UUID id,
+                UUID merchantId,
+                String orderId,
+                long amount,
+                String currency,
+                String pspReference,
+                Map<String, String> metadata);
+    }
+
+    private static PaymentEvent authorizationEvent(Payment p, AuthorizationEvent factory) {
+        return factory.of(
+                p.id(), p.merchantId(), p.orderId(), p.amount(), p.currency(), p.pspReference(), p.metadata());
     }
 
     private Uni<Boolean> completeKey(SqlClient conn, Payment p) {

@@ -7,6 +7,7 @@ import com.payments.api.common.Metadata;
 import com.payments.api.common.OutboxRow;
 import com.payments.api.common.Page;
 import com.payments.api.common.PspCallRepository.PspCall;
+import com.payments.api.config.ApiConfig;
 import com.payments.contracts.SqlResource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
@@ -34,6 +35,12 @@ import java.util.function.Supplier;
 /** SQL on payments (and the refunds read with them). Every merchant-facing query is scoped by merchant. */
 @ApplicationScoped
 public class PaymentRepository {
+    /** How long a payment claimed for a PSP call waits before the resolver treats the call as stuck. */
+    private final Duration stuckAfter;
+
+    public PaymentRepository(ApiConfig config) {
+        this.stuckAfter = config.psp().stuckAfter();
+    }
 
     /**
      * A payment as read under its row lock; {@code capturedAmount} that of a manual capture (CAPTURING, CAPTURED), else
@@ -77,12 +84,11 @@ public class PaymentRepository {
      * the same key to end and then does nothing, and so does that payment's insert; of two payments with one key in
      * the same list, one claims it. Keys are claimed in (merchant, key) order, so two such statements never
      * wait on each other's keys crosswise. {@code next_attempt_at} tells the resolver when to treat the payment as
-     * stuck (the process died before the outcome).
+     * stuck (the process died before the outcome): {@code payments.psp.stuck-after} from now.
      *
      * @return one element per payment, in order: the inserted payment, or null when its key was taken
      */
-    public Uni<List<Payment>> insertProcessingClaimingKeys(
-            SqlClient client, Duration stuckAfter, List<NewPayment> newPayments) {
+    public Uni<List<Payment>> insertProcessingClaimingKeys(SqlClient client, List<NewPayment> newPayments) {
         return client.preparedQuery(INSERT_PROCESSING)
                 .execute(Tuple.from(List.of(
                         column(newPayments, NewPayment::id, UUID[]::new),
@@ -228,7 +234,8 @@ public class PaymentRepository {
      * merchant's AUTHORIZED payment, in one transaction: claims the merchant's Idempotency-Key for it (in progress,
      * resource the payment), then the guarded {@code UPDATE ... WHERE status = 'AUTHORIZED'}. Of racing requests with
      * different keys exactly one finds the row AUTHORIZED (the others wait for its row lock and then find it moved);
-     * only it may call the PSP. {@code next_attempt_at} tells the resolver when the call is stuck.
+     * only it may call the PSP. {@code next_attempt_at} tells the resolver when the call is stuck
+     * ({@code payments.psp.stuck-after} from now).
      *
      * @return the started move; null when the key was taken (the caller reads it back); fails with
      *     {@code notAuthorized} when the payment is not AUTHORIZED (then the key is not kept: nothing was written)
@@ -242,7 +249,6 @@ public class PaymentRepository {
             PaymentStatus to,
             Long capturedAmount,
             String actor,
-            Duration stuckAfter,
             Supplier<RuntimeException> notAuthorized) {
         return pool.withTransaction(conn -> conn.preparedQuery(
                         """

@@ -79,8 +79,8 @@ class RefundEvents implements PspEventHandler {
             String status = succeeded ? "SUCCEEDED" : "FAILED";
             String failureCode = succeeded ? null : (event.code() != null ? event.code() : "psp_refund_failed");
             String pspReference = succeeded ? event.pspObjectId() : null;
-            return RefundSettlement.settle(
-                            conn, refund.id(), status, pspReference, failureCode, ACTOR, traceHeaders.current())
+            return new RefundSettlement(refund.id(), status, pspReference, failureCode, ACTOR, traceHeaders.current())
+                    .settle(conn)
                     .map(settled -> {
                         if (!settled) {
                             return "no_change";

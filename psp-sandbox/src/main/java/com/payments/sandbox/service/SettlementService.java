@@ -1,5 +1,6 @@
 package com.payments.sandbox.service;
 
+import com.payments.sandbox.Capture;
 import com.payments.sandbox.Faults;
 import com.payments.sandbox.Movement;
 import com.payments.sandbox.config.SandboxConfig;
@@ -28,18 +29,21 @@ public class SettlementService {
     private static final long DAY_MS = 86_400_000L;
 
     /**
-     * One line of a settlement file. The same fields as psp-common's {@code SettlementLine} on purpose: the sandbox
-     * stands for the PSP and shares no main code with the services' side of the protocol, which reads these files, so
-     * that neither side can change the format for both unseen (psp-common is only a test dependency here).
+     * One line of a settlement file: a money movement as filed, with its amount in the file (an injected mismatch
+     * changes it) and its fee. The sandbox stands for the PSP and shares no main code with the services' side of the
+     * protocol, which reads these files (psp-common's {@code SettlementLine}), so that neither side can change the
+     * format for both unseen (psp-common is only a test dependency here).
      */
-    public record Line(
-            String pspReference,
-            String type,
-            String reference,
-            long amount,
-            long fee,
-            String currency,
-            Instant settledAt) {}
+    private record Line(Movement movement, long amount, long fee) {
+        Line(Movement movement, long fee) {
+            this(movement, movement.amount(), fee);
+        }
+    }
+
+    /** Lines in the file's order: by time, then by PSP reference. */
+    private static final Comparator<Line> FILE_ORDER = Comparator.comparing(
+                    (Line line) -> line.movement().at())
+            .thenComparing(line -> line.movement().pspReference());
 
     /** A discrepancy injected into a file: DROPPED, AMOUNT_CHANGED or PHANTOM_CHARGE. */
     public record Injected(String kind, String pspReference, String reference, long originalAmount, long fileAmount) {}
@@ -97,17 +101,10 @@ public class SettlementService {
         List<Line> lines = new ArrayList<>();
         if (queue != null) {
             for (Movement m : queue) {
-                lines.add(new Line(
-                        m.pspReference(),
-                        m.type(),
-                        m.reference(),
-                        m.amount(),
-                        fee(m.type(), m.amount()),
-                        m.currency(),
-                        m.at()));
+                lines.add(new Line(m, fee(m.type(), m.amount())));
             }
         }
-        lines.sort(Comparator.comparing(Line::settledAt).thenComparing(Line::pspReference));
+        lines.sort(FILE_ORDER);
         List<Injected> injected = new ArrayList<>();
         if (drop > 0 || mismatch > 0 || phantom > 0) {
             inject(date, lines, drop, mismatch, phantom, injected);
@@ -133,30 +130,27 @@ public class SettlementService {
         for (int i = 0; i < drop && next < order.size(); i++) {
             int index = order.get(next++);
             Line line = lines.get(index);
-            out.add(new Injected("DROPPED", line.pspReference(), line.reference(), line.amount(), 0));
+            out.add(new Injected(
+                    "DROPPED", line.movement().pspReference(), line.movement().reference(), line.amount(), 0));
             toDrop.add(index);
         }
         for (int i = 0; i < mismatch && next < order.size(); i++) {
             int index = order.get(next++);
             Line line = lines.get(index);
             long changed = line.amount() + 1 + random.nextInt(1_000);
-            out.add(new Injected("AMOUNT_CHANGED", line.pspReference(), line.reference(), line.amount(), changed));
-            lines.set(
-                    index,
-                    new Line(
-                            line.pspReference(),
-                            line.type(),
-                            line.reference(),
-                            changed,
-                            line.fee(),
-                            line.currency(),
-                            line.settledAt()));
+            out.add(new Injected(
+                    "AMOUNT_CHANGED",
+                    line.movement().pspReference(),
+                    line.movement().reference(),
+                    line.amount(),
+                    changed));
+            lines.set(index, new Line(line.movement(), changed, line.fee()));
         }
         toDrop.sort(Comparator.reverseOrder());
         for (int index : toDrop) {
             lines.remove(index);
         }
-        String currency = lines.isEmpty() ? "EUR" : lines.get(0).currency();
+        String currency = lines.isEmpty() ? "EUR" : lines.get(0).movement().currency();
         long dayStart = date.toEpochDay() * DAY_MS;
         for (int i = 0; i < phantom; i++) {
             String pspReference = String.format("ch_phantom%014x", random.nextLong() & 0xffffffffffffffL);
@@ -164,22 +158,24 @@ public class SettlementService {
             long amount = 100 + random.nextInt(100_000);
             Instant at = Instant.ofEpochMilli(dayStart + (long) (random.nextDouble() * (DAY_MS - windowMs)));
             out.add(new Injected("PHANTOM_CHARGE", pspReference, reference, 0, amount));
-            lines.add(new Line(pspReference, "CHARGE", reference, amount, fee("CHARGE", amount), currency, at));
+            // a CHARGE line nobody made, written as a capture's
+            lines.add(new Line(new Capture(pspReference, reference, amount, currency, at), fee("CHARGE", amount)));
         }
-        lines.sort(Comparator.comparing(Line::settledAt).thenComparing(Line::pspReference));
+        lines.sort(FILE_ORDER);
     }
 
     private static void appendLine(StringBuilder sb, Line line) {
-        sb.append(line.pspReference()).append(',').append(line.type()).append(',');
-        appendCsvField(sb, line.reference());
+        Movement m = line.movement();
+        sb.append(m.pspReference()).append(',').append(m.type()).append(',');
+        appendCsvField(sb, m.reference());
         sb.append(',')
                 .append(line.amount())
                 .append(',')
                 .append(line.fee())
                 .append(',')
-                .append(line.currency())
+                .append(m.currency())
                 .append(',');
-        appendTimestamp(sb, line.settledAt().toEpochMilli());
+        appendTimestamp(sb, m.at().toEpochMilli());
         sb.append('\n');
     }
 

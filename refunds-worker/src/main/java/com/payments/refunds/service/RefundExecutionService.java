@@ -312,20 +312,13 @@ public class RefundExecutionService {
      * so at DEBUG: {@code refunds_outcomes_total} counts them.
      */
     private Uni<String> settle(Refund refund, UUID eventId, String status, String pspReference, String failureCode) {
+        RefundSettlement settlement =
+                new RefundSettlement(refund.id(), status, pspReference, failureCode, ACTOR, traceHeaders.current());
         Uni<RefundSettlement.Settled> settled = eventId == null
-                ? RefundSettlement.settle(
-                                pool, refund.id(), status, pspReference, failureCode, ACTOR, traceHeaders.current())
+                ? settlement
+                        .settle(pool)
                         .map(done -> done ? RefundSettlement.Settled.SETTLED : RefundSettlement.Settled.NOT_PENDING)
-                : RefundSettlement.settleOnce(
-                        pool,
-                        config.consumerName(),
-                        eventId,
-                        refund.id(),
-                        status,
-                        pspReference,
-                        failureCode,
-                        ACTOR,
-                        traceHeaders.current());
+                : settlement.settleOnce(pool, config.consumerName(), eventId);
         return settled.map(done -> switch (done) {
             case EVENT_APPLIED_BEFORE -> {
                 appliedBefore(refund, eventId);
