@@ -230,18 +230,7 @@ UNDELIVERED="SELECT count(*) FROM merchant_events e WHERE e.merchant_id = (SELEC
   'RefundFailed') AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = '$ENDPOINT_ID' AND
   d.event_id = e.id AND d.status = 'SUCCEEDED')"
 deadline=$((SECONDS + SETTLE_SECONDS))
-unsettled() {
-  local pending
-  pending=$(curl -fsS "$PSP/test/webhooks" | jq '[.[] | select(.status == "PENDING" or .status == "RETRYING")] | length')
-  sql -c "SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL)
-    + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
-    + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN','AUTHORIZING','CAPTURING','CANCELING',
-      'EXPIRING') AND NOT EXISTS
-      (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text))
-    + ($UNDELIVERED)
-    + ${pending:-1}" 2>/dev/null
-}
-until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 2; done
+until [[ $(unsettled "$UNDELIVERED") == 0 ]] || ((SECONDS >= deadline)); do sleep 2; done
 say "settled"
 
 # --- 6. Evidence and invariants (the fault suite's, scripts/fault-suite-invariants.sql) ------------------------

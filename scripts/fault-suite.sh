@@ -221,16 +221,6 @@ curl -fsS -o /dev/null -X DELETE "$PSP/test/faults"
 
 # --- 4. Settle: the resolver resolves, refunds finish, webhooks are delivered, the relay publishes everything -----
 deadline=$((SECONDS + SETTLE_SECONDS))
-unsettled() {
-  local pending
-  pending=$(curl -fsS "$PSP/test/webhooks" | jq '[.[] | select(.status == "PENDING" or .status == "RETRYING")] | length')
-  sql -c "SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL)
-    + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
-    + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN','AUTHORIZING','CAPTURING','CANCELING',
-      'EXPIRING') AND NOT EXISTS
-      (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text))
-    + ${pending:-1}"
-}
 until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 2; done
 # The relay may still be publishing rows written by the last outcomes.
 until [[ $(sql -c "SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0 ]] || ((SECONDS >= deadline)); do sleep 1; done

@@ -143,3 +143,18 @@ load_evidence() {
   cat "$OUT"/results/w*.ops 2>/dev/null | tr ' ' '\t' >"$OUT/ops.tsv"
   cat "$OUT"/results/w*.requests 2>/dev/null | sort -n >"$OUT/requests.txt"
 }
+
+# unsettled [SQL]: what the load left to settle, 0 once everything is: unsent outbox rows, PENDING refunds, payments
+# whose PSP call is pending and not handed to the operations queue, the sandbox's webhooks still to send, plus the
+# scenario's own count (SQL). Needs sql() and PSP.
+unsettled() {
+  local pending
+  pending=$(curl -fsS "$PSP/test/webhooks" | jq '[.[] | select(.status == "PENDING" or .status == "RETRYING")] | length')
+  sql -c "SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL)
+    + (SELECT count(*) FROM refunds WHERE status = 'PENDING')
+    + (SELECT count(*) FROM payments p WHERE status IN ('PROCESSING','UNKNOWN','AUTHORIZING','CAPTURING','CANCELING',
+      'EXPIRING') AND NOT EXISTS
+      (SELECT 1 FROM operations_queue q WHERE q.subject_type = 'payment' AND q.subject_id = p.id::text))
+    + (${1:-0})
+    + ${pending:-1}" 2>/dev/null
+}
