@@ -17,7 +17,8 @@ moved AS (
            last_error = input.last_error,
            captured_at = CASE WHEN input.status = 'CAPTURED' THEN now() ELSE p.captured_at END,
            -- an outcome still unknown (UNKNOWN, or a manual PSP call's pending state kept): the resolver's, now
-           next_attempt_at = CASE WHEN input.status IN ('UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING') THEN now()
+           next_attempt_at = CASE WHEN input.status IN ('UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING', 'EXPIRING')
+                                  THEN now()
                                   ELSE NULL END
       FROM input
      WHERE p.id = input.id AND p.status = ANY (string_to_array(input.allowed_from, ','))

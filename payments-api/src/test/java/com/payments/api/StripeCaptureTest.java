@@ -7,6 +7,7 @@ import static com.payments.api.TestSupport.paymentStatus;
 import static com.payments.api.TestSupport.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.payments.api.expiry.AuthorizationExpiry;
 import com.payments.api.resolver.PaymentResolver;
 import com.payments.psp.port.PspPort;
 import io.quarkus.test.junit.QuarkusTest;
@@ -49,6 +50,9 @@ class StripeCaptureTest {
     @Inject
     PspPort psp;
 
+    @Inject
+    AuthorizationExpiry expiry;
+
     @ConfigProperty(name = "psp.url")
     String pspUrl;
 
@@ -56,6 +60,33 @@ class StripeCaptureTest {
     void noFaults() {
         TestSupport.psp(pspUrl).delete("/test/faults").then().statusCode(200);
         TestSupport.psp(pspUrl).delete("/test/clock").then().statusCode(200);
+    }
+
+    @Test
+    void anAuthorizationNotCapturedInTimeIsCanceledAtStripeAndExpires() {
+        Response authorized = capture(
+                KEY_A,
+                unique("key"),
+                "{\"orderId\":\"" + unique("order") + "\",\"amount\":1200,\"currency\":\"EUR\","
+                        + "\"source\":\"tok_visa\",\"captureMethod\":\"manual\"}");
+        authorized.then().statusCode(201);
+        assertThat(authorized.<String>path("pspReference")).startsWith("pi_");
+        UUID id = UUID.fromString(authorized.path("id"));
+        TestSupport.ageAuthorization(pool, id, 8);
+
+        expiry.runOnce().await().indefinitely();
+
+        assertThat(paymentStatus(pool, id)).isEqualTo("EXPIRED");
+        Response psp = TestSupport.pspCounters(pspUrl, id);
+        assertThat(psp.<Integer>path("voidMovements"))
+                .as("the PaymentIntent canceled")
+                .isEqualTo(1);
+        assertThat(psp.<Integer>path("chargeMovements")).isZero();
+        assertThat(TestSupport.count(
+                        pool,
+                        "SELECT count(*) FROM outbox WHERE key = $1 AND event_type = 'PaymentExpired'",
+                        id.toString()))
+                .isEqualTo(1);
     }
 
     @Test

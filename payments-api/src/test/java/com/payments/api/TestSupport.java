@@ -193,6 +193,29 @@ final class TestSupport {
                 .getString(0);
     }
 
+    /**
+     * Moves an AUTHORIZED payment's {@code authorized_at} {@code days} back (the expiry's tests). Only its authorization
+     * sets it (V98's trigger), so the trigger is off for this one statement, in a transaction no other session sees it
+     * off in.
+     */
+    static void ageAuthorization(Pool pool, UUID id, int days) {
+        pool.withTransaction(conn -> conn.query("ALTER TABLE payments DISABLE TRIGGER payments_guard_transition")
+                        .execute()
+                        .flatMap(r -> conn.preparedQuery(
+                                        "UPDATE payments SET authorized_at = authorized_at - make_interval(days => $2)"
+                                                + " WHERE id = $1 AND status = 'AUTHORIZED'")
+                                .execute(Tuple.of(id, days)))
+                        .invoke(r -> {
+                            if (r.rowCount() != 1) {
+                                throw new IllegalStateException("payment " + id + " is not AUTHORIZED");
+                            }
+                        })
+                        .flatMap(r -> conn.query("ALTER TABLE payments ENABLE TRIGGER payments_guard_transition")
+                                .execute()))
+                .await()
+                .indefinitely();
+    }
+
     /** The sandbox's counters for a reference (our payment id). */
     static Response pspCounters(String pspUrl, UUID paymentId) {
         return psp(pspUrl).get("/test/counters/" + paymentId);

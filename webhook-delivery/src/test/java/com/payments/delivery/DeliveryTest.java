@@ -92,6 +92,43 @@ class DeliveryTest {
      * adds nothing) with the feed's body and a valid signature per unexpired secret; unsubscribed types, other
      * merchants' events and records without a merchant are not delivered.
      */
+    /**
+     * The events of manual capture (issue 42) reach an endpoint subscribed to them by name and one subscribed to
+     * {@code *}; an endpoint subscribed to other types gets none of them.
+     */
+    @Test
+    void manualCaptureEventsAreDeliveredToSubscribedEndpoints() throws Exception {
+        Receiver named = closing(Receiver.answering(n -> 200));
+        Webhooks.Endpoint byName =
+                db.endpoint(merchant, named.url(), "PaymentAuthorized", "PaymentCanceled", "PaymentExpired");
+        Receiver all = closing(Receiver.answering(n -> 200));
+        db.endpoint(merchant, all.url(), "*");
+        Receiver others = closing(Receiver.answering(n -> 200));
+        Webhooks.Endpoint capturesOnly = db.endpoint(merchant, others.url(), "PaymentCaptured");
+
+        UUID authorized = UUID.randomUUID();
+        UUID canceled = UUID.randomUUID();
+        UUID expired = UUID.randomUUID();
+        publish(List.of(
+                db.event(authorized, merchant, "PaymentAuthorized"),
+                db.event(canceled, merchant, "PaymentCanceled"),
+                db.event(expired, merchant, "PaymentExpired")));
+
+        await().atMost(WAIT).until(() -> named.requests() == 3 && all.requests() == 3);
+        assertThat(named.received().stream().map(r -> r.headers().get("webhook-id")))
+                .containsExactlyInAnyOrder(authorized.toString(), canceled.toString(), expired.toString());
+        assertThat(all.received().stream().map(r -> r.headers().get("webhook-id")))
+                .containsExactlyInAnyOrder(authorized.toString(), canceled.toString(), expired.toString());
+        assertThat(db.count(
+                        "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'SUCCEEDED'",
+                        byName.id()))
+                .isEqualTo(3);
+        // the fan-out writes every endpoint's deliveries of a record in one statement: none were written for it
+        assertThat(db.count("SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ?", capturesOnly.id()))
+                .isZero();
+        assertThat(others.requests()).isZero();
+    }
+
     @Test
     void subscribedEventsAreDeliveredOnceWithValidSignatures() throws Exception {
         Receiver receiver = closing(Receiver.answering(n -> 200));

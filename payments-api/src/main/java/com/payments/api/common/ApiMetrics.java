@@ -11,6 +11,7 @@ import java.util.function.IntConsumer;
 /**
  * Business metrics (Prometheus names): {@code payments_captures_total{outcome}},
  * {@code payments_api_rejections_total{status,code}},
+ * {@code payments_authorization_expiries_total{outcome}} (the expiry job's voids),
  * {@code payments_capture_batch_size{statement}} (captures per statement of the capture path),
  * {@code payments_refund_reservation_batch_size} (refund reservations per statement), {@code
  * payments_shed_total{reason}} (requests
@@ -23,6 +24,7 @@ public class ApiMetrics {
     // meters by tag value: looked up once, not built on every request
     private final Map<String, Counter> captures = new ConcurrentHashMap<>();
     private final Map<String, Counter> shed = new ConcurrentHashMap<>();
+    private final Map<String, Counter> expiries = new ConcurrentHashMap<>();
 
     public ApiMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -34,6 +36,17 @@ public class ApiMetrics {
      */
     public void capture(String outcome) {
         captures.computeIfAbsent(outcome, o -> registry.counter("payments.captures", "outcome", o))
+                .increment();
+    }
+
+    /**
+     * An authorization the expiry job worked. outcome: {@code expired} (voided, or already expired at the PSP),
+     * {@code unknown} (the void's answer was lost: EXPIRING, for the resolver), {@code not_sent} (certainly not
+     * voided: AUTHORIZED again, the next run tries again), {@code refused} (the PSP refused the void: EXPIRING, for the
+     * resolver and then an operator), {@code error}.
+     */
+    public void expiry(String outcome) {
+        expiries.computeIfAbsent(outcome, o -> registry.counter("payments.authorization.expiries", "outcome", o))
                 .increment();
     }
 

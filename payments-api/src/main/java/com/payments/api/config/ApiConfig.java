@@ -33,6 +33,26 @@ public interface ApiConfig {
     /** The merchants' events feed ({@code GET /v1/events}). */
     Events events();
 
+    /** Manual payments' authorizations (docs/api.md "Manual capture"). */
+    Authorizations authorizations();
+
+    interface Authorizations {
+        /**
+         * How long an authorization (AUTHORIZED, counted from {@code authorized_at}) may wait for its capture or cancel;
+         * then the expiry job voids it at the PSP and it becomes EXPIRED. 7 days, as card schemes and Stripe.
+         */
+        @WithDefault("7d")
+        Duration expireAfter();
+
+        /** How often each instance runs the expiry job ({@code off} disables it). */
+        @WithDefault("1m")
+        String expireEvery();
+
+        /** Authorizations claimed per run and instance at most. */
+        @WithDefault("100")
+        int expireBatchSize();
+    }
+
     interface Events {
         /** How long an event stays in the feed (the API promises 30 days). */
         @WithDefault("30d")

@@ -8,8 +8,11 @@ import com.payments.api.merchants.MerchantPrincipal;
 import com.payments.api.merchants.RateLimited;
 import com.payments.api.rest.PathParams;
 import com.payments.contracts.events.MerchantEvent;
+import com.payments.contracts.events.PaymentAuthorized;
+import com.payments.contracts.events.PaymentCanceled;
 import com.payments.contracts.events.PaymentCaptured;
 import com.payments.contracts.events.PaymentDisputed;
+import com.payments.contracts.events.PaymentExpired;
 import com.payments.contracts.events.PaymentFailed;
 import com.payments.contracts.events.RefundFailed;
 import com.payments.contracts.events.RefundSucceeded;
@@ -38,7 +41,14 @@ import org.jboss.resteasy.reactive.RestPath;
 public class EventResource {
     /** The types of docs/architecture.md §6 that reach merchants. */
     public static final Set<String> TYPES = Set.of(
-            PaymentCaptured.TYPE, PaymentFailed.TYPE, PaymentDisputed.TYPE, RefundSucceeded.TYPE, RefundFailed.TYPE);
+            PaymentCaptured.TYPE,
+            PaymentFailed.TYPE,
+            PaymentDisputed.TYPE,
+            PaymentAuthorized.TYPE,
+            PaymentCanceled.TYPE,
+            PaymentExpired.TYPE,
+            RefundSucceeded.TYPE,
+            RefundFailed.TYPE);
 
     private final SecurityIdentity identity;
     private final Pool pool;

@@ -30,7 +30,7 @@ public record PaymentOutcome(
 
     /**
      * Still unknown for a manual payment whose PSP call is pending: it stays in {@code pending} (AUTHORIZING,
-     * CAPTURING or CANCELING), with the error, for the resolver.
+     * CAPTURING, CANCELING or EXPIRING), with the error, for the resolver.
      */
     public static PaymentOutcome pending(UUID paymentId, PaymentStatus pending, String lastError, String actor) {
         return new PaymentOutcome(paymentId, pending, null, null, lastError, actor);
@@ -44,5 +44,10 @@ public record PaymentOutcome(
     /** A manual payment's authorization was voided at the PSP (the merchant's cancel). */
     public static PaymentOutcome canceled(UUID paymentId, String actor) {
         return new PaymentOutcome(paymentId, PaymentStatus.CANCELED, null, null, null, actor);
+    }
+
+    /** A manual payment's authorization was voided by its expiry, or the PSP had let it expire. */
+    public static PaymentOutcome expired(UUID paymentId, String actor) {
+        return new PaymentOutcome(paymentId, PaymentStatus.EXPIRED, null, null, null, actor);
     }
 }

@@ -211,7 +211,9 @@ public class PaymentRepository {
                 PaymentStatus.AUTHORIZING, List.of(PaymentStatus.AUTHORIZING),
                 PaymentStatus.CAPTURING, List.of(PaymentStatus.CAPTURING),
                 PaymentStatus.CANCELING, List.of(PaymentStatus.CANCELING),
-                PaymentStatus.CANCELED, List.of(PaymentStatus.CANCELING));
+                PaymentStatus.CANCELED, List.of(PaymentStatus.CANCELING),
+                PaymentStatus.EXPIRING, List.of(PaymentStatus.EXPIRING),
+                PaymentStatus.EXPIRED, List.of(PaymentStatus.EXPIRING));
         for (PaymentStatus target : PaymentStatus.values()) {
             RECORDABLE_FROM.put(
                     target,

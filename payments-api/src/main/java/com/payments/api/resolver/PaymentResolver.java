@@ -44,12 +44,12 @@ import java.util.Locale;
  * reports with another amount or currency than ours records nothing and leaves the payment to an operator
  * ({@link PspAmountMismatch}, as for webhooks).
  *
- * <p>Manual payments (V98) whose PSP call is pending, AUTHORIZING, CAPTURING or CANCELING, are claimed alike and their
- * call is sent again as it was, under the same PSP key (the payment id, {@code capture-<id>}, {@code void-<id>}): the
- * PSP answers its first result or makes the call now, never a second capture. A refusal that proves the PSP did
- * nothing undoes the step (back to AUTHORIZED, or EXPIRED when the authorization lapsed). These calls go to
- * {@code psp_calls} too, and a capture's or void's deadline counts from its start, not from the payment's creation
- * ({@link ResolverRepository#reschedule}).
+ * <p>Manual payments (V98) whose PSP call is pending, AUTHORIZING, CAPTURING, CANCELING or EXPIRING, are claimed alike
+ * and their call is sent again as it was, under the same PSP key (the payment id, {@code capture-<id>},
+ * {@code void-<id>}): the PSP answers its first result or makes the call now, never a second capture. A refusal that
+ * proves the PSP did nothing undoes the step (back to AUTHORIZED, or EXPIRED when the authorization lapsed). These
+ * calls go to {@code psp_calls} too, and a capture's or void's deadline counts from its start, not from the payment's
+ * creation ({@link ResolverRepository#reschedule}).
  */
 @ApplicationScoped
 public class PaymentResolver {
@@ -141,6 +141,7 @@ public class PaymentResolver {
             case AUTHORIZING -> resendAuthorization(claim);
             case CAPTURING -> resendCapture(claim);
             case CANCELING -> resendVoid(claim);
+            case EXPIRING -> resendExpiryVoid(claim);
             default -> resolveCharge(claim);
         };
     }
@@ -274,6 +275,29 @@ public class PaymentResolver {
                     }
                     if (ChargeResult.NOT_AUTHORIZED.equals(result.declineCode())) {
                         return undo(claim, PaymentStatus.AUTHORIZED, result.declineCode(), calls);
+                    }
+                    return stillUnknown(
+                            claim, "void", new PspUnavailableException("declined " + result.declineCode()), calls);
+                });
+    }
+
+    /**
+     * The expiry's void whose answer was lost (or whose process died): the same void under the payment's one void key.
+     * Voided (or lapsed at the PSP): EXPIRED. A refusal stays unknown, for an operator after the deadline: back to
+     * AUTHORIZED, the expiry would claim it again at once and send the same refused void.
+     */
+    private Uni<String> resendExpiryVoid(Claimed claim) {
+        metrics.resend();
+        PspCallTimer timer = new PspCallTimer();
+        return psp.voidAuthorization(claim.id(), claim.pspReference(), timer)
+                .onItemOrFailure()
+                .transformToUni((result, failure) -> {
+                    List<PspCall> calls = List.of(timer.voidCall(claim.attempt(), result, failure));
+                    if (failure != null) {
+                        return stillUnknown(claim, "void", failure, calls);
+                    }
+                    if (result.status() == ChargeResult.Status.CANCELED) {
+                        return record(claim, PaymentOutcome.expired(claim.id(), ACTOR), null, calls);
                     }
                     return stillUnknown(
                             claim, "void", new PspUnavailableException("declined " + result.declineCode()), calls);

@@ -49,7 +49,7 @@ public class ResolverRepository {
 
     /**
      * Claims up to {@code limit} due payments (UNKNOWN, or PROCESSING whose stuck-after time passed, or a lease that
-     * expired; of manual payments AUTHORIZING, CAPTURING and CANCELING alike). Other instances skip the locked rows during the statement and the lease keeps them away afterwards.
+     * expired; of manual payments AUTHORIZING, CAPTURING, CANCELING and EXPIRING alike). Other instances skip the locked rows during the statement and the lease keeps them away afterwards.
      */
     public Uni<List<Claimed>> claim(SqlClient client, int limit, Duration lease) {
         return client.preparedQuery(CLAIM)
@@ -101,7 +101,7 @@ public class ResolverRepository {
                                last_error = $5,
                                psp_reference = COALESCE(psp_reference, $6)
                          WHERE id = $1 AND attempts = $2
-                           AND status IN ('PROCESSING', 'UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING')
+                           AND status IN ('PROCESSING', 'UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING', 'EXPIRING')
                         RETURNING next_attempt_at IS NULL AS escalated""")
                 .execute(Tuple.of(
                         id, attempt, delay.toMillis() / 1000.0, deadline.toMillis() / 1000.0, lastError, pspReference))
@@ -118,7 +118,7 @@ public class ResolverRepository {
                         """
                         UPDATE payments SET next_attempt_at = NULL, last_error = $3
                          WHERE id = $1 AND attempts = $2
-                           AND status IN ('PROCESSING', 'UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING')""")
+                           AND status IN ('PROCESSING', 'UNKNOWN', 'AUTHORIZING', 'CAPTURING', 'CANCELING', 'EXPIRING')""")
                 .execute(Tuple.of(id, attempt, lastError))
                 .map(rows -> rows.rowCount() == 1);
     }
