@@ -2,14 +2,7 @@ package com.payments.delivery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.payments.contracts.events.PaymentAuthorized;
-import com.payments.contracts.events.PaymentCanceled;
-import com.payments.contracts.events.PaymentCaptured;
-import com.payments.contracts.events.PaymentDisputed;
-import com.payments.contracts.events.PaymentExpired;
-import com.payments.contracts.events.PaymentFailed;
-import com.payments.contracts.events.RefundFailed;
-import com.payments.contracts.events.RefundSucceeded;
+import com.payments.contracts.events.MerchantEvent;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -32,15 +25,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 @ApplicationScoped
 public class FanOutConsumer {
     /** The event types a merchant can subscribe to (docs/api.md "Webhook endpoints"). */
-    public static final Set<String> TYPES = Set.of(
-            PaymentCaptured.TYPE,
-            PaymentFailed.TYPE,
-            PaymentDisputed.TYPE,
-            PaymentAuthorized.TYPE,
-            PaymentCanceled.TYPE,
-            PaymentExpired.TYPE,
-            RefundSucceeded.TYPE,
-            RefundFailed.TYPE);
+    public static final Set<String> TYPES = MerchantEvent.TYPES;
 
     /** How long a record's insert is retried before the consumer fails (below the throttled strategy's 60 s). */
     static final Duration RETRY_WITHIN = Duration.ofSeconds(45);

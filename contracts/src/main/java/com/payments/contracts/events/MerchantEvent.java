@@ -3,6 +3,7 @@ package com.payments.contracts.events;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -25,4 +26,19 @@ public record MerchantEvent(
         Instant createdAt,
         long version,
         @JsonRawValue String payment,
-        @JsonRawValue String data) {}
+        @JsonRawValue String data) {
+
+    /**
+     * The types of docs/architecture.md §6 that reach merchants: the feed's {@code ?type=} filter, the types an endpoint
+     * may subscribe to, and what webhook-delivery fans out. (RefundRequested is internal.)
+     */
+    public static final Set<String> TYPES = Set.of(
+            PaymentCaptured.TYPE,
+            PaymentFailed.TYPE,
+            PaymentDisputed.TYPE,
+            PaymentAuthorized.TYPE,
+            PaymentCanceled.TYPE,
+            PaymentExpired.TYPE,
+            RefundSucceeded.TYPE,
+            RefundFailed.TYPE);
+}

@@ -8,14 +8,6 @@ import com.payments.api.merchants.MerchantPrincipal;
 import com.payments.api.merchants.RateLimited;
 import com.payments.api.rest.PathParams;
 import com.payments.contracts.events.MerchantEvent;
-import com.payments.contracts.events.PaymentAuthorized;
-import com.payments.contracts.events.PaymentCanceled;
-import com.payments.contracts.events.PaymentCaptured;
-import com.payments.contracts.events.PaymentDisputed;
-import com.payments.contracts.events.PaymentExpired;
-import com.payments.contracts.events.PaymentFailed;
-import com.payments.contracts.events.RefundFailed;
-import com.payments.contracts.events.RefundSucceeded;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
@@ -40,15 +32,7 @@ import org.jboss.resteasy.reactive.RestPath;
 @RateLimited
 public class EventResource {
     /** The types of docs/architecture.md §6 that reach merchants. */
-    public static final Set<String> TYPES = Set.of(
-            PaymentCaptured.TYPE,
-            PaymentFailed.TYPE,
-            PaymentDisputed.TYPE,
-            PaymentAuthorized.TYPE,
-            PaymentCanceled.TYPE,
-            PaymentExpired.TYPE,
-            RefundSucceeded.TYPE,
-            RefundFailed.TYPE);
+    public static final Set<String> TYPES = MerchantEvent.TYPES;
 
     private final SecurityIdentity identity;
     private final Pool pool;

@@ -121,21 +121,24 @@ public class AuthorizationExpiry {
         PspCallTimer timer = new PspCallTimer();
         return psp.voidAuthorization(p.id(), p.pspReference(), timer)
                 .onItemOrFailure()
-                .transformToUni((result, failure) -> {
-                    PspCall call = timer.voidCall(0, result, failure);
-                    if (failure != null) {
-                        String cause = failure.getClass().getSimpleName();
-                        return PspGateway.neverSent(failure)
-                                ? notSent(started, cause, call)
-                                : pending(p, "unknown: " + cause, "unknown", call);
-                    }
-                    if (result.status() == ChargeResult.Status.CANCELED) {
-                        // voided now, or the PSP had let it lapse (detail expired): released either way
-                        return record(p, PaymentOutcome.expired(p.id(), ACTOR), call)
-                                .replaceWith("expired");
-                    }
-                    return pending(p, "declined " + result.declineCode(), "refused", call);
-                });
+                .transformToUni(
+                        (result, failure) -> settle(started, result, failure, timer.voidCall(0, result, failure)));
+    }
+
+    /** What the void's answer proves: EXPIRED, still EXPIRING for the resolver, or (certainly not sent) AUTHORIZED. */
+    private Uni<String> settle(Started started, ChargeResult result, Throwable failure, PspCall call) {
+        Payment p = started.payment();
+        if (failure != null) {
+            String cause = failure.getClass().getSimpleName();
+            return PspGateway.neverSent(failure)
+                    ? notSent(started, cause, call)
+                    : pending(p, "unknown: " + cause, "unknown", call);
+        }
+        if (result.status() == ChargeResult.Status.CANCELED) {
+            // voided now, or the PSP had let it lapse (detail expired): released either way
+            return record(p, PaymentOutcome.expired(p.id(), ACTOR), call).replaceWith("expired");
+        }
+        return pending(p, "declined " + result.declineCode(), "refused", call);
     }
 
     private Uni<Boolean> record(Payment p, PaymentOutcome outcome, PspCall call) {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.api.PaymentStatus;
 import com.payments.api.client.PspAttentionException;
 import com.payments.api.client.PspChargeLookup.Answer;
-import com.payments.api.client.PspChargeResult;
 import com.payments.api.client.PspGateway;
 import com.payments.api.client.PspUnavailableException;
 import com.payments.api.common.PspCallRepository.PspCall;
@@ -31,6 +30,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Brings every UNKNOWN payment, and every PROCESSING payment whose process died before recording the outcome, to
@@ -140,8 +141,7 @@ public class PaymentResolver {
         return switch (claim.status()) {
             case AUTHORIZING -> resendAuthorization(claim);
             case CAPTURING -> resendCapture(claim);
-            case CANCELING -> resendVoid(claim);
-            case EXPIRING -> resendExpiryVoid(claim);
+            case CANCELING, EXPIRING -> resendVoid(claim);
             default -> resolveCharge(claim);
         };
     }
@@ -184,21 +184,15 @@ public class PaymentResolver {
         Log.infof(
                 "Resolver: payment %s attempt %d: not at the PSP, re-sending the charge", claim.id(), claim.attempt());
         PspCallTimer timer = new PspCallTimer();
-        return psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source(), timer)
-                .onItemOrFailure()
-                .transformToUni((PspChargeResult result, Throwable failure) -> {
-                    calls.add(timer.charge(claim.attempt(), result, failure));
-                    return failure != null
-                            ? stillUnknown(claim, "charge", failure, calls)
-                            : record(
-                                    claim,
-                                    result.captured()
-                                            ? PaymentOutcome.captured(claim.id(), result.pspReference(), ACTOR)
-                                            : PaymentOutcome.failed(
-                                                    claim.id(), result.pspReference(), result.declineCode(), ACTOR),
-                                    null,
-                                    calls);
-                });
+        return sendAgain(
+                claim,
+                "charge",
+                calls,
+                psp.charge(claim.id(), claim.amount(), claim.currency(), claim.source(), timer),
+                (result, failure) -> timer.charge(claim.attempt(), result, failure),
+                result -> result.captured()
+                        ? PaymentOutcome.captured(claim.id(), result.pspReference(), ACTOR)
+                        : PaymentOutcome.failed(claim.id(), result.pspReference(), result.declineCode(), ACTOR));
     }
 
     /**
@@ -208,23 +202,34 @@ public class PaymentResolver {
     private Uni<String> resendAuthorization(Claimed claim) {
         metrics.resend();
         PspCallTimer timer = new PspCallTimer();
-        List<PspCall> calls = new ArrayList<>(1);
-        return psp.authorize(claim.id(), claim.amount(), claim.currency(), claim.source(), timer)
-                .onItemOrFailure()
-                .transformToUni((result, failure) -> {
-                    calls.add(timer.authorization(claim.attempt(), result, failure));
-                    if (failure != null) {
-                        return stillUnknown(claim, "authorize", failure, calls);
-                    }
-                    return record(
-                            claim,
-                            result.status() == ChargeResult.Status.AUTHORIZED
-                                    ? PaymentOutcome.authorized(claim.id(), result.pspChargeId(), ACTOR)
-                                    : PaymentOutcome.failed(
-                                            claim.id(), result.pspChargeId(), result.declineCode(), ACTOR),
-                            null,
-                            calls);
-                });
+        return sendAgain(
+                claim,
+                "authorize",
+                new ArrayList<>(1),
+                psp.authorize(claim.id(), claim.amount(), claim.currency(), claim.source(), timer),
+                (result, failure) -> timer.authorization(claim.attempt(), result, failure),
+                result -> result.status() == ChargeResult.Status.AUTHORIZED
+                        ? PaymentOutcome.authorized(claim.id(), result.pspChargeId(), ACTOR)
+                        : PaymentOutcome.failed(claim.id(), result.pspChargeId(), result.declineCode(), ACTOR));
+    }
+
+    /**
+     * Sends a call again ({@code call}, lazy) and records what its answer proves ({@code outcome}), with the call as
+     * {@code psp_calls} records it added to {@code calls}; no answer: still unknown.
+     */
+    private <R> Uni<String> sendAgain(
+            Claimed claim,
+            String what,
+            List<PspCall> calls,
+            Uni<R> call,
+            BiFunction<R, Throwable, PspCall> recorded,
+            Function<R, PaymentOutcome> outcome) {
+        return call.onItemOrFailure().transformToUni((result, failure) -> {
+            calls.add(recorded.apply(result, failure));
+            return failure != null
+                    ? stillUnknown(claim, what, failure, calls)
+                    : record(claim, outcome.apply(result), null, calls);
+        });
     }
 
     /**
@@ -259,9 +264,16 @@ public class PaymentResolver {
                 });
     }
 
-    /** A void whose answer was lost: the same void under the payment's one void key. */
+    /**
+     * A void whose answer was lost (or whose process died): the same void under the payment's one void key. Voided (or
+     * lapsed at the PSP): CANCELED for a merchant's cancel, EXPIRED for the expiry's void. A cancel the PSP refused
+     * because nothing was authorized moves back to AUTHORIZED; any other refusal stays unknown, for an operator after
+     * the deadline (the expiry's never goes back to AUTHORIZED: the expiry would claim it again at once and send the
+     * same refused void).
+     */
     private Uni<String> resendVoid(Claimed claim) {
         metrics.resend();
+        boolean expiry = claim.status() == PaymentStatus.EXPIRING;
         PspCallTimer timer = new PspCallTimer();
         return psp.voidAuthorization(claim.id(), claim.pspReference(), timer)
                 .onItemOrFailure()
@@ -271,33 +283,13 @@ public class PaymentResolver {
                         return stillUnknown(claim, "void", failure, calls);
                     }
                     if (result.status() == ChargeResult.Status.CANCELED) {
-                        return record(claim, PaymentOutcome.canceled(claim.id(), ACTOR), null, calls);
+                        PaymentOutcome voided = expiry
+                                ? PaymentOutcome.expired(claim.id(), ACTOR)
+                                : PaymentOutcome.canceled(claim.id(), ACTOR);
+                        return record(claim, voided, null, calls);
                     }
-                    if (ChargeResult.NOT_AUTHORIZED.equals(result.declineCode())) {
+                    if (!expiry && ChargeResult.NOT_AUTHORIZED.equals(result.declineCode())) {
                         return undo(claim, PaymentStatus.AUTHORIZED, result.declineCode(), calls);
-                    }
-                    return stillUnknown(
-                            claim, "void", new PspUnavailableException("declined " + result.declineCode()), calls);
-                });
-    }
-
-    /**
-     * The expiry's void whose answer was lost (or whose process died): the same void under the payment's one void key.
-     * Voided (or lapsed at the PSP): EXPIRED. A refusal stays unknown, for an operator after the deadline: back to
-     * AUTHORIZED, the expiry would claim it again at once and send the same refused void.
-     */
-    private Uni<String> resendExpiryVoid(Claimed claim) {
-        metrics.resend();
-        PspCallTimer timer = new PspCallTimer();
-        return psp.voidAuthorization(claim.id(), claim.pspReference(), timer)
-                .onItemOrFailure()
-                .transformToUni((result, failure) -> {
-                    List<PspCall> calls = List.of(timer.voidCall(claim.attempt(), result, failure));
-                    if (failure != null) {
-                        return stillUnknown(claim, "void", failure, calls);
-                    }
-                    if (result.status() == ChargeResult.Status.CANCELED) {
-                        return record(claim, PaymentOutcome.expired(claim.id(), ACTOR), null, calls);
                     }
                     return stillUnknown(
                             claim, "void", new PspUnavailableException("declined " + result.declineCode()), calls);
