@@ -31,15 +31,18 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 client() { # client N: captures until SECONDS_LOAD pass; one line per request: curl-exit http-code payment-id
-  local n=$1 i=0 end=$((SECONDS + SECONDS_LOAD)) code rc body
+  # (or -) start-ms end-ms order
+  local n=$1 i=0 end=$((SECONDS + SECONDS_LOAD)) code rc body t0 id
   while ((SECONDS < end)); do
     i=$((i + 1))
     rc=0
+    t0=$(date +%s%3N)
     body=$(curl -sS --max-time 30 -o - -w '\n%{http_code}' -X POST "$API/v1/payments" \
       -H "Authorization: Bearer $MERCHANT_KEY" -H 'Content-Type: application/json' -H "Idempotency-Key: $RUN-$n-$i" \
       -d '{"orderId":"'"$RUN-$n-$i"'","amount":1000,"currency":"EUR","source":"tok_visa"}' 2>/dev/null) || rc=$?
     code=$(tail -n 1 <<<"$body")
-    echo "$rc ${code:-000} $(sed -nE 's/.*"id":"([^"]+)".*/\1/p' <<<"$body" | head -n 1)"
+    id=$(sed -nE 's/.*"id":"([^"]+)".*/\1/p' <<<"$body" | head -n 1)
+    echo "$rc ${code:-000} ${id:--} $t0 $(date +%s%3N) $RUN-$n-$i"
     ((rc == 7)) && sleep 0.2 # refused: the port is closed, do not spin
     [[ $code == 503 ]] && sleep 1 # Retry-After: 1 (service_stopping: a Service would send it to another pod)
   done >"$out/client-$n"
@@ -63,6 +66,12 @@ codes=$(awk '$1 == 0 { print $2 }' "$out/all" | sort | uniq -c | awk '{ printf "
 cut_codes=$(awk '$1 != 0 && $1 != 7 { print "curl " $1 }' "$out/all" | sort | uniq -c | awk '{ printf "%s %s×%s ", $2, $3, $1 }')
 echo "requests: $total; answered: $answered ($codes); refused (never accepted): $refused; cut (reset, empty, time-out): $cut ($cut_codes)"
 echo "podman stop (SIGTERM, drain, exit) took ${stop_ms} ms"
+# Each cut request against the stop: when it started and ended after the SIGTERM, beside the last answer and the first
+# refused connection (the listener's close), and whether the service stored anything for its key (a payment of its
+# order): a request cut as the listener closed, with nothing stored, raced the close and was never taken on.
+first_refused=$(awk '$1 == 7 { print $4 }' "$out/all" | sort -n | head -n 1)
+last_answer=$(awk '$1 == 0 { print $5 }' "$out/all" | sort -n | tail -n 1)
+echo "after SIGTERM: last answer at +$(( ${last_answer:-$stop_start} - stop_start )) ms, first refused connection sent at +$(( ${first_refused:-$stop_start} - stop_start )) ms"
 
 # Every payment of the run ends CAPTURED: the resolver finishes what the stop left PROCESSING or UNKNOWN.
 psql_() { PGPASSWORD=$PAYMENTS_PG_PASSWORD psql -h "$PAYMENTS_PG_HOST" -p "$PAYMENTS_PG_PORT" -U "$PAYMENTS_PG_USER" \
@@ -73,6 +82,9 @@ poll 180 "" "every payment CAPTURED" bash -c \
   "[[ \$(PGPASSWORD='$PAYMENTS_PG_PASSWORD' psql -h '$PAYMENTS_PG_HOST' -p '$PAYMENTS_PG_PORT' -U '$PAYMENTS_PG_USER' -d '$PAYMENTS_PG_DATABASE' -Atc \"SELECT count(*) FROM payments WHERE order_id LIKE '$RUN-%' AND status <> 'CAPTURED'\") == 0 ]]" ||
   { echo "left: $(statuses)" >&2; exit 1; }
 echo "after the resolver: $(statuses)"
+awk '$1 != 0 && $1 != 7' "$out/all" | while read -r rc _ _ t0 t1 order; do
+  echo "cut: curl $rc, sent at +$((t0 - stop_start)) ms, ended at +$((t1 - stop_start)) ms, payments stored for its order: $(psql_ "SELECT count(*) FROM payments WHERE order_id = '$order'")"
+done
 # An answered 201/202 names a payment that exists; a cut request must not have charged twice either (one row per key).
 dups=$(psql_ "SELECT count(*) FROM (SELECT order_id FROM payments WHERE order_id LIKE '$RUN-%' GROUP BY order_id HAVING count(*) > 1) d")
 failed=0
@@ -133,7 +145,15 @@ class Hook(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", port), Hook).serve_forever()
 PY
 receiver=$!
-trap 'kill "$receiver" 2>/dev/null; rm -rf "$out"' EXIT
+# the run's endpoint goes with it (DELETED, as the API's DELETE leaves it): a second run on the same stack would
+# otherwise deliver each event to both
+end_hooks() {
+  kill "$receiver" 2>/dev/null
+  [[ -n ${endpoint:-} ]] &&
+    psql_ "UPDATE webhook_endpoints SET status = 'DELETED', updated_at = now() WHERE id = '$endpoint'" >/dev/null
+  rm -rf "$out"
+}
+trap end_hooks EXIT
 : >"$out/hooks"
 # registered in the database as payments-api would (its registration refuses loopback http, as in production); the
 # plaintext secret is sealed by payments-api's WebhookSecretSealingJob
