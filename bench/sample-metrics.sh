@@ -5,7 +5,8 @@
 #   2026-12-05T07:10:03Z payments_psp_limit 20.0 ; payments_psp_in_flight 3.0 ; payments_shed_total{reason="psp_limit"} 2.0
 # or the time then "down" when URL does not answer (within INTERVAL seconds) and "none" when nothing matches; it goes
 # on either way. The default filter is payments-api's PSP limit (gauges payments_psp_limit and payments_psp_in_flight,
-# PspConcurrencyLimit) and its shed requests (counter payments_shed_total{reason}, ApiMetrics).
+# PspConcurrencyLimit) and its shed requests (counter payments_shed_total{reason}, ApiMetrics); the gauges appear at
+# payments-api's first PSP call, the counter at its first shed.
 #
 #   bench/sample-metrics.sh http://127.0.0.1:9000/q/metrics 1 /tmp/psp-limit.txt &   # payments-api's management port
 #   SAMPLER=$!; ...the run...; kill $SAMPLER
