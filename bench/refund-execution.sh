@@ -6,10 +6,15 @@
 # reservation, completed_at the SUCCEEDED/FAILED transition): executed refunds per second (N / first reservation to
 # last completion, and over the middle 80 % of completions), and p50/p99 of reservation -> SUCCEEDED. While it runs,
 # the PENDING backlog is sampled every second; the worker's and PostgreSQL's CPU seconds are printed at the end.
+# With WARMUP_N > 0 each run first reserves WARMUP_N refunds on other payments, on the same stack at the run's latency
+# and arrival (RATE or 16 connections), and waits until every one the API reserved is SUCCEEDED (it stops if one is
+# not): the worker's JIT is warm when the measured N start (a cold worker put the paced 100/s run's p99 at 3.4 s).
+# Every printed figure (throughput, p50/p99, the backlog, CPU per refund, the flame graph) covers the N refunds only.
 #
 #   PSP_LATENCY_MS=300 N=6000 bench/refund-execution.sh          # throughput at 300 ms
 #   PSP_LATENCY_MS=300 N=3000 RATE=100 bench/refund-execution.sh # latency and backlog at 100 refunds/s
 #   RUNS="300:0 0:0 300:100" N=6000 bench/refund-execution.sh    # several LATENCY_MS:RATE runs on one stack
+#   WARMUP_N=1000 ...                                             # warm up each run with 1000 refunds (default 0)
 #   SKIP_BUILD=1 ...                                              # use the jars as they are
 #   PROFILE=/tmp/refunds-worker-flame ...  # async-profiler (cpu) on the worker during each run: PROFILE-<run>.html
 #   WORKER_LOG_LEVEL=INFO ...             # the worker's log level (default WARN; production logs at INFO)
@@ -20,6 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 N=${N:-3000}
+WARMUP_N=${WARMUP_N:-0}
 PSP_LATENCY_MS=${PSP_LATENCY_MS:-300}
 RATE=${RATE:-0}
 RUNS=${RUNS:-"$PSP_LATENCY_MS:$RATE"}
@@ -85,7 +91,8 @@ KEY=$(curl -fs -X POST "$API/v1/admin/merchants" -H "Authorization: Bearer $ADMI
   sed -E 's/.*"apiKey":"([^"]+)".*/\1/')
 
 read -ra RUN_LIST <<<"$RUNS"
-TOTAL=$((N * ${#RUN_LIST[@]}))
+PER_RUN=$((WARMUP_N + N))
+TOTAL=$((PER_RUN * ${#RUN_LIST[@]}))
 echo "== capturing $TOTAL payments through the API (PSP at 0 ms)"
 curl -fs -X DELETE "$PSP/test/faults" >/dev/null
 round=0
@@ -105,30 +112,53 @@ pg_ticks() {
   awk -v pm="$PG_POSTMASTER" '$1 == pm {s += $14 + $15 + $16 + $17} $4 == pm {s += $14 + $15} END {print s + 0}' \
     /proc/[0-9]*/stat 2>/dev/null
 }
+# reserve PREFIX PAYMENT_FILE COUNT: one refund on each of the COUNT payments of the file, at this run's RATE (or
+# 16 connections), the refunds' Idempotency-Keys starting with PREFIX
+reserve() {
+  local connections=16 seconds=$(($3 / 500 + 5))
+  if ((RATE > 0)); then
+    connections=$THREADS
+    seconds=$((($3 + RATE - 1) / RATE + 2))
+  fi
+  wrk -t"$THREADS" -c"$connections" -d"${seconds}s" -s bench/refund-execution.lua "$API" -- \
+    "$KEY" "$1" "$2" "$THREADS" "$RATE" >"$LOGDIR/wrk-$1.txt"
+}
 ms_per_refund() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", n ? t * 1000 / hz / n : 0}'; }
 run=0
 for spec in "${RUN_LIST[@]}"; do
   run=$((run + 1))
   PSP_LATENCY_MS=${spec%%:*}
   RATE=${spec##*:}
-  sed -n "$(((run - 1) * N + 1)),$((run * N))p" "$LOGDIR/all-payments.txt" >"$LOGDIR/payments.txt"
+  FIRST=$(((run - 1) * PER_RUN + 1))
+  sed -n "$((FIRST + WARMUP_N)),$((run * PER_RUN))p" "$LOGDIR/all-payments.txt" >"$LOGDIR/payments.txt"
   curl -fs -X PUT "$PSP/test/faults" -H 'Content-Type: application/json' \
     -d "{\"latencyFixedMs\":$PSP_LATENCY_MS}" >/dev/null
+  echo
+  echo "== run $run: PSP latency ${PSP_LATENCY_MS} ms, N=$N, RATE=$RATE (0 = 16 connections), WARMUP_N=$WARMUP_N; $(nproc) cores, uptime:$(uptime)"
+  if ((WARMUP_N > 0)); then # every warm-up refund final before the measured run starts; none of them counted
+    sed -n "$FIRST,$((FIRST + WARMUP_N - 1))p" "$LOGDIR/all-payments.txt" >"$LOGDIR/warmup-payments.txt"
+    WARMUP_START=$(sql "SELECT now()")
+    reserve "warmup$run" "$LOGDIR/warmup-payments.txt" "$WARMUP_N"
+    for _ in $(seq 1 600); do
+      (($(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING' AND created_at >= '$WARMUP_START'") == 0)) && break
+      sleep 1
+    done
+    WARMUP_STATUSES=$(sql "SELECT string_agg(status || ' ' || n, ', ') FROM
+      (SELECT status, count(*) n FROM refunds WHERE created_at >= '$WARMUP_START' GROUP BY status ORDER BY status) s")
+    # a reservation the API refused is only reported; a reserved refund that did not succeed stops the script
+    if [[ ! $WARMUP_STATUSES =~ ^SUCCEEDED\ [0-9]+$ ]]; then
+      echo "warm-up of run $run: not all SUCCEEDED: ${WARMUP_STATUSES:-none reserved} (log: $LOGDIR)" >&2
+      exit 1
+    fi
+    echo "warm-up: ${WARMUP_STATUSES#SUCCEEDED } of $WARMUP_N refunds reserved, all SUCCEEDED, in" \
+      "$(sql "SELECT round(extract(epoch FROM now() - '$WARMUP_START')::numeric)") s; left out of every figure below"
+  fi
   RUN_START=$(sql "SELECT now()")
   WORKER_CPU0=$(cpu_ticks "$refunds_worker_PID")
   PG_CPU0=$(pg_ticks)
   # (jcmd splits its arguments at '=': the agent's options go quoted)
   [[ -z $PROFILE ]] || "$JCMD" "$refunds_worker_PID" JVMTI.agent_load "$PROFILER_LIB" '"start,event=cpu,interval=1ms"' >/dev/null
-  echo
-  echo "== run $run: PSP latency ${PSP_LATENCY_MS} ms, N=$N, RATE=$RATE (0 = 16 connections); $(nproc) cores, uptime:$(uptime)"
 
-  if ((RATE > 0)); then
-    CONNECTIONS=$THREADS
-    SECONDS_RESERVING=$(((N + RATE - 1) / RATE + 2))
-  else
-    CONNECTIONS=16
-    SECONDS_RESERVING=$((N / 500 + 5))
-  fi
   # the PENDING backlog, once a second, while reserving and until every refund is final
   (
     while true; do
@@ -138,8 +168,7 @@ for spec in "${RUN_LIST[@]}"; do
   ) >"$LOGDIR/backlog-$run.txt" 2>/dev/null &
   SAMPLER=$!
   PIDS+=($SAMPLER)
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_RESERVING}s" -s bench/refund-execution.lua "$API" -- \
-    "$KEY" "refund$run" "$LOGDIR/payments.txt" "$THREADS" "$RATE" >"$LOGDIR/wrk.txt"
+  reserve "refund$run" "$LOGDIR/payments.txt" "$N"
   RESERVED=$(sql "SELECT count(*) FROM refunds WHERE created_at >= '$RUN_START'")
   for _ in $(seq 1 600); do
     (($(sql "SELECT count(*) FROM refunds WHERE status = 'PENDING'") == 0)) && break
