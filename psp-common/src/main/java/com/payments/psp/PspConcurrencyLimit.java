@@ -25,7 +25,10 @@ import java.util.function.Supplier;
  * are) cuts it by a tenth. Latency alone never cuts it: at the end of a burst the calls are slower because this
  * instance queues them, not because the PSP is overloaded, and Gradient2, which cut on a latency rise, shed most of the
  * next burst for that (docs/benchmarks.md). Calls that ran together when the PSP failed are one sign of overload, so
- * they cut once, as TCP cuts once per window: a failed call that started before the last cut does not cut again.
+ * they cut once, as TCP cuts once per window: a failed call that started before the last cut does not cut again. A
+ * call cancelled because its caller went away is no sample at all: when a load generator closes its connections at
+ * the end of a run, thousands of calls are cancelled at once, and counting them as drops cut the limit from 2,048 to
+ * 16 in a cascade (each freed permit went to a waiting call whose caller was gone too, which then cut again).
  *
  * <p>A call over the limit waits, without a thread and first come first served, until a call ends; it fails with
  * {@link PspSaturatedException} (never sent) when its wait passes {@link PspLimitSettings#maxWait()} or when {@link
@@ -113,7 +116,7 @@ public final class PspConcurrencyLimit {
 
     /**
      * Runs {@code call} once a permit is free; fails with {@link PspSaturatedException} without calling it when the
-     * wait runs out. A failed or cancelled call (a timeout, no connection) cuts the limit.
+     * wait runs out. A failed call (a timeout, no connection) cuts the limit; a cancelled one neither cuts nor raises it.
      */
     public <T> Uni<T> run(Supplier<Uni<T>> call) {
         return run(call, item -> false);
@@ -129,7 +132,7 @@ public final class PspConcurrencyLimit {
             return call.get()
                     .onTermination()
                     .invoke((item, failure, cancelled) ->
-                            release(permit, failure != null || cancelled || pspError.test(item)));
+                            release(permit, cancelled ? null : failure != null || pspError.test(item)));
         });
     }
 
@@ -187,15 +190,18 @@ public final class PspConcurrencyLimit {
         Permit permit = waiter.permit;
         if (permit != null && !permit.started) {
             // Cancelled between the grant and the start of its call: the permit was never used.
-            release(permit, false);
+            release(permit, null);
         }
     }
 
-    private void release(Permit permit, boolean dropped) {
+    /** @param dropped whether the call failed; null when its caller went away, which says nothing about the PSP */
+    private void release(Permit permit, Boolean dropped) {
         if (!permit.released.compareAndSet(false, true)) {
             return;
         }
-        sample(permit, dropped);
+        if (dropped != null) {
+            sample(permit, dropped);
+        }
         List<Waiter> starting = new ArrayList<>();
         synchronized (this) {
             inFlight--;

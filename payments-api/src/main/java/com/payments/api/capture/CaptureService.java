@@ -11,6 +11,7 @@ import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.common.PspCallTimer;
 import com.payments.api.common.Refusal;
 import com.payments.api.common.RequestHash;
+import com.payments.api.common.RunToTheEnd;
 import com.payments.api.config.ApiConfig;
 import com.payments.api.payment.AmountLimits;
 import com.payments.api.payment.LimitedPsp;
@@ -99,7 +100,7 @@ public class CaptureService {
             Merchant merchant, String key, CaptureRequest request, Map<String, String> traceHeaders) {
         AmountLimits.requireTakenByPsp(psp.refusal(request.amount(), request.currency()));
         byte[] hash = RequestHash.of("POST", PATH, request.canonicalJson());
-        return claims.submit(new NewPayment(
+        return RunToTheEnd.of(claims.submit(new NewPayment(
                         UUID.randomUUID(),
                         merchant.id(),
                         request.orderId(),
@@ -119,7 +120,7 @@ public class CaptureService {
                         ? replays.existing(merchant, key, hash)
                         : payment.manual()
                                 ? authorize(merchant, key, payment, request, traceHeaders)
-                                : charge(merchant, key, payment, request, traceHeaders));
+                                : charge(merchant, key, payment, request, traceHeaders)));
     }
 
     private Uni<CaptureOutcome> charge(

@@ -11,6 +11,7 @@ import com.payments.api.common.PspCallRepository.PspCall;
 import com.payments.api.common.PspCallTimer;
 import com.payments.api.common.Refusal;
 import com.payments.api.common.RequestHash;
+import com.payments.api.common.RunToTheEnd;
 import com.payments.api.payment.LimitedPsp;
 import com.payments.api.payment.PaymentOutcome;
 import com.payments.api.payment.PaymentOutcomeService;
@@ -96,7 +97,7 @@ public class ManualCaptureService {
                                 "A capture may take at most the authorized amount of the payment",
                                 null));
             }
-            return payments.startMove(
+            return RunToTheEnd.of(payments.startMove(
                             pool,
                             merchant.id(),
                             id,
@@ -108,7 +109,7 @@ public class ManualCaptureService {
                             ManualCaptureService::notAuthorized)
                     .flatMap(started -> started == null
                             ? replays.existing(merchant, key, hash)
-                            : captureAtPsp(started, traceHeaders));
+                            : captureAtPsp(started, traceHeaders)));
         });
     }
 
@@ -118,7 +119,7 @@ public class ManualCaptureService {
         return payments.find(pool, merchant.id(), id)
                 .flatMap(payment -> payment == null
                         ? Uni.createFrom().<CaptureOutcome>failure(Refusal.notFound())
-                        : payments.startMove(
+                        : RunToTheEnd.of(payments.startMove(
                                         pool,
                                         merchant.id(),
                                         id,
@@ -130,7 +131,7 @@ public class ManualCaptureService {
                                         ManualCaptureService::notAuthorized)
                                 .flatMap(started -> started == null
                                         ? replays.existing(merchant, key, hash)
-                                        : voidAtPsp(started, traceHeaders)));
+                                        : voidAtPsp(started, traceHeaders))));
     }
 
     private Uni<CaptureOutcome> captureAtPsp(Started started, Map<String, String> traceHeaders) {

@@ -9,6 +9,7 @@ import com.payments.refunds.Refund;
 import com.payments.refunds.service.RefundsMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Supplier;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
@@ -30,6 +31,13 @@ public class PspClient {
      * absent refund was never made and re-sending it with the same key moves money at most once.
      */
     private static final Instant READ_ONLY = Instant.EPOCH;
+
+    /**
+     * One PSP call's own timeout, inside the limit and below the {@code @Timeout} of 5 s (which also bounds the wait
+     * for a permit): a call the PSP does not answer fails here, and so cuts the limit. Ended from outside, it would be
+     * a cancelled call, which the limit does not count (its caller may just have gone away).
+     */
+    static final Duration CALL_TIMEOUT = Duration.ofMillis(4_500);
 
     private final PspPort port;
     private final PspConcurrencyLimit limit;
@@ -72,7 +80,11 @@ public class PspClient {
         return limit.run(
                         () -> {
                             started[0] = System.nanoTime();
-                            return request.get();
+                            return request.get()
+                                    .ifNoItem()
+                                    .after(CALL_TIMEOUT)
+                                    .failWith(() -> new PspUnavailableException(
+                                            "no answer from the PSP within " + CALL_TIMEOUT.toMillis() + " ms"));
                         },
                         PspClient::pspError)
                 .map(PspClient::outcome)

@@ -22,19 +22,23 @@ import org.junit.jupiter.api.Test;
 class PspClientLimitTest {
 
     private static int limitAfter(RefundResult answer) {
+        return limitAfter(Uni.createFrom().item(answer));
+    }
+
+    private static int limitAfter(Uni<RefundResult> answer) {
         PspConcurrencyLimit limit = new PspConcurrencyLimit(
                 new PspLimitSettings(100, 20, 256, 512, Duration.ofMinutes(1)), new SimpleMeterRegistry(), "test.psp");
         PspPort port = (PspPort) Proxy.newProxyInstance(
                 PspPort.class.getClassLoader(), new Class<?>[] {PspPort.class}, (proxy, method, args) -> {
                     if (method.getName().equals("refund")) {
-                        return Uni.createFrom().item(answer);
+                        return answer;
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
         PspClient client = new PspClient(port, limit, new RefundsMetrics(new SimpleMeterRegistry()));
         Refund refund =
                 new Refund(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), 500, "EUR", "PENDING", 0, "ch_1");
-        client.refund(refund).onFailure().recoverWithNull().await().atMost(Duration.ofSeconds(5));
+        client.refund(refund).onFailure().recoverWithNull().await().atMost(Duration.ofSeconds(10));
         assertThat(limit.inFlight()).isZero();
         return limit.limit();
     }
@@ -42,6 +46,12 @@ class PspClientLimitTest {
     @Test
     void aServerErrorOrLostConnectionCutsTheLimit() {
         assertThat(limitAfter(RefundResult.unknown(null, "http_503"))).isEqualTo(90);
+    }
+
+    /** The call's own timeout ends it inside the limit: a failure, which cuts (a cancelled call would not). */
+    @Test
+    void aCallThePspDoesNotAnswerCutsTheLimit() {
+        assertThat(limitAfter(Uni.createFrom().nothing())).isEqualTo(90);
     }
 
     @Test
