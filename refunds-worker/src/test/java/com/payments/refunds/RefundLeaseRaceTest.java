@@ -47,6 +47,7 @@ class RefundLeaseRaceTest {
             return Map.of(
                     "quarkus.fault-tolerance.\"com.payments.refunds.client.PspClient/refund\".timeout.value", "20000",
                     "quarkus.fault-tolerance.\"com.payments.refunds.client.PspClient/lookup\".timeout.value", "20000",
+                    "refunds.psp-limit.call-timeout", "19s",
                     "refunds.sync.lease", "60s");
         }
     }

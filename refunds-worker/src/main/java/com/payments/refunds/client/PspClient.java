@@ -6,9 +6,11 @@ import com.payments.psp.port.RefundQuery;
 import com.payments.psp.port.RefundRequest;
 import com.payments.psp.port.RefundResult;
 import com.payments.refunds.Refund;
+import com.payments.refunds.config.RefundsConfig;
 import com.payments.refunds.service.RefundsMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Supplier;
@@ -32,21 +34,22 @@ public class PspClient {
      */
     private static final Instant READ_ONLY = Instant.EPOCH;
 
-    /**
-     * One PSP call's own timeout, inside the limit and below the {@code @Timeout} of 5 s (which also bounds the wait
-     * for a permit): a call the PSP does not answer fails here, and so cuts the limit. Ended from outside, it would be
-     * a cancelled call, which the limit does not count (its caller may just have gone away).
-     */
-    static final Duration CALL_TIMEOUT = Duration.ofMillis(4_500);
-
     private final PspPort port;
     private final PspConcurrencyLimit limit;
     private final RefundsMetrics metrics;
+    /** {@code refunds.psp-limit.call-timeout}: inside the limit, so that a PSP that does not answer cuts it. */
+    private final Duration callTimeout;
 
-    public PspClient(PspPort port, PspConcurrencyLimit limit, RefundsMetrics metrics) {
+    @Inject
+    public PspClient(PspPort port, PspConcurrencyLimit limit, RefundsMetrics metrics, RefundsConfig config) {
+        this(port, limit, metrics, config.pspLimit().callTimeout());
+    }
+
+    PspClient(PspPort port, PspConcurrencyLimit limit, RefundsMetrics metrics, Duration callTimeout) {
         this.port = port;
         this.limit = limit;
         this.metrics = metrics;
+        this.callTimeout = callTimeout;
     }
 
     @Timeout(5000)
@@ -82,9 +85,9 @@ public class PspClient {
                             started[0] = System.nanoTime();
                             return request.get()
                                     .ifNoItem()
-                                    .after(CALL_TIMEOUT)
+                                    .after(callTimeout)
                                     .failWith(() -> new PspUnavailableException(
-                                            "no answer from the PSP within " + CALL_TIMEOUT.toMillis() + " ms"));
+                                            "no answer from the PSP within " + callTimeout.toMillis() + " ms"));
                         },
                         PspClient::pspError)
                 .map(PspClient::outcome)

@@ -70,6 +70,14 @@ public interface RefundsConfig {
          */
         @WithDefault("256")
         int max();
+
+        /**
+         * A PSP call's own timeout, inside the limit: a call the PSP does not answer within it fails, and so cuts the
+         * limit. Keep it below {@code PspClient}'s fault-tolerance {@code @Timeout} (5 s, which also bounds the wait
+         * for a permit): a call that timeout ends is cancelled, and the limit does not count cancelled calls.
+         */
+        @WithDefault("4500ms")
+        Duration callTimeout();
     }
 
     interface Dedup {

@@ -35,10 +35,11 @@ class PspClientLimitTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        PspClient client = new PspClient(port, limit, new RefundsMetrics(new SimpleMeterRegistry()));
+        PspClient client =
+                new PspClient(port, limit, new RefundsMetrics(new SimpleMeterRegistry()), Duration.ofMillis(500));
         Refund refund =
                 new Refund(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), 500, "EUR", "PENDING", 0, "ch_1");
-        client.refund(refund).onFailure().recoverWithNull().await().atMost(Duration.ofSeconds(10));
+        client.refund(refund).onFailure().recoverWithNull().await().atMost(Duration.ofSeconds(5));
         assertThat(limit.inFlight()).isZero();
         return limit.limit();
     }
