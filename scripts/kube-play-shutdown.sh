@@ -31,26 +31,38 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 client() { # client N: captures until SECONDS_LOAD pass; one line per request: curl-exit http-code payment-id
-  # (or -) start-ms end-ms order
-  local n=$1 i=0 end=$((SECONDS + SECONDS_LOAD)) code rc body t0 id
+  # (or -) start-ms end-ms order local-port
+  local n=$1 i=0 end=$((SECONDS + SECONDS_LOAD)) code rc body t0 id last
   while ((SECONDS < end)); do
     i=$((i + 1))
     rc=0
     t0=$(date +%s%3N)
-    body=$(curl -sS --max-time 30 -o - -w '\n%{http_code}' -X POST "$API/v1/payments" \
+    body=$(curl -sS --max-time 30 -o - -w '\n%{http_code} %{local_port}' -X POST "$API/v1/payments" \
       -H "Authorization: Bearer $MERCHANT_KEY" -H 'Content-Type: application/json' -H "Idempotency-Key: $RUN-$n-$i" \
       -d '{"orderId":"'"$RUN-$n-$i"'","amount":1000,"currency":"EUR","source":"tok_visa"}' 2>/dev/null) || rc=$?
-    code=$(tail -n 1 <<<"$body")
+    last=$(tail -n 1 <<<"$body")
+    code=${last% *}
     id=$(sed -nE 's/.*"id":"([^"]+)".*/\1/p' <<<"$body" | head -n 1)
-    echo "$rc ${code:-000} ${id:--} $t0 $(date +%s%3N) $RUN-$n-$i"
+    echo "$rc ${code:-000} ${id:--} $t0 $(date +%s%3N) $RUN-$n-$i ${last#* }"
     ((rc == 7)) && sleep 0.2 # refused: the port is closed, do not spin
     [[ $code == 503 ]] && sleep 1 # Retry-After: 1 (service_stopping: a Service would send it to another pod)
   done >"$out/client-$n"
 }
 
+# The server's side of the API port every 100 ms from the SIGTERM on (`ss`: the listener's Recv-Q is its accept queue,
+# a connection's Recv-Q the bytes the server has not read), to place a cut request's connection against the close.
+sample() {
+  local end=$((SECONDS + 25))
+  while ((SECONDS < end)); do
+    ss -Htan "( sport = :${API##*:} )" | awk -v t="$(date +%s%3N)" '{ print t, $0 }'
+    sleep 0.1
+  done >"$out/ss"
+}
+
 for n in $(seq 1 "$WORKERS"); do client "$n" & done
 sleep "$STOP_AFTER"
 stop_start=$(date +%s%3N)
+sample &
 podman stop -t 40 "$CONTAINER" >/dev/null 2>&1
 stop_ms=$(($(date +%s%3N) - stop_start))
 wait
@@ -65,7 +77,7 @@ cut=$(awk '$1 != 0 && $1 != 7' "$out/all" | wc -l)
 codes=$(awk '$1 == 0 { print $2 }' "$out/all" | sort | uniq -c | awk '{ printf "%s×%s ", $2, $1 }')
 cut_codes=$(awk '$1 != 0 && $1 != 7 { print "curl " $1 }' "$out/all" | sort | uniq -c | awk '{ printf "%s %s×%s ", $2, $3, $1 }')
 echo "requests: $total; answered: $answered ($codes); refused (never accepted): $refused; cut (reset, empty, time-out): $cut ($cut_codes)"
-echo "podman stop (SIGTERM, drain, exit) took ${stop_ms} ms"
+echo "podman stop (SIGTERM at $(date -u -d "@$((stop_start / 1000))" +%T).$(printf %03d $((stop_start % 1000))) UTC, drain, exit) took ${stop_ms} ms"
 # Each cut request against the stop: when it started and ended after the SIGTERM, beside the last answer and the first
 # refused connection (the listener's close), and whether the service stored anything for its key (a payment of its
 # order): a request cut as the listener closed, with nothing stored, raced the close and was never taken on.
@@ -82,8 +94,15 @@ poll 180 "" "every payment CAPTURED" bash -c \
   "[[ \$(PGPASSWORD='$PAYMENTS_PG_PASSWORD' psql -h '$PAYMENTS_PG_HOST' -p '$PAYMENTS_PG_PORT' -U '$PAYMENTS_PG_USER' -d '$PAYMENTS_PG_DATABASE' -Atc \"SELECT count(*) FROM payments WHERE order_id LIKE '$RUN-%' AND status <> 'CAPTURED'\") == 0 ]]" ||
   { echo "left: $(statuses)" >&2; exit 1; }
 echo "after the resolver: $(statuses)"
-awk '$1 != 0 && $1 != 7' "$out/all" | while read -r rc _ _ t0 t1 order; do
+awk -v s="$stop_start" '$2 == "LISTEN" { n++; last = $1; if ($3 > max) max = $3 } END { if (n)
+  printf "the listener (ss every 100 ms): last seen at +%d ms, its accept queue up to %d connections\n", last - s, max }' "$out/ss"
+awk '$1 != 0 && $1 != 7' "$out/all" | while read -r rc _ _ t0 t1 order port; do
   echo "cut: curl $rc, sent at +$((t0 - stop_start)) ms, ended at +$((t1 - stop_start)) ms, payments stored for its order: $(psql_ "SELECT count(*) FROM payments WHERE order_id = '$order'")"
+  # its connection as the server saw it: first and last sample, the states, the most bytes left unread
+  awk -v s="$stop_start" -v p=":$port" 'substr($6, length($6) - length(p) + 1) == p { if (!n++) first = $1; last = $1
+    st[$2]; if ($3 > max) max = $3 } END { for (k in st) states = states k " "
+    if (n) printf "  its connection (port %s): seen +%d..+%d ms, %sunread up to %d bytes\n", substr(p, 2), first - s, last - s, states, max
+    else printf "  its connection (port %s): not seen by ss\n", substr(p, 2) }' "$out/ss"
 done
 # An answered 201/202 names a payment that exists; a cut request must not have charged twice either (one row per key).
 dups=$(psql_ "SELECT count(*) FROM (SELECT order_id FROM payments WHERE order_id LIKE '$RUN-%' GROUP BY order_id HAVING count(*) > 1) d")
