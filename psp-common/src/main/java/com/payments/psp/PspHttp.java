@@ -23,15 +23,30 @@ public final class PspHttp {
     private PspHttp() {}
 
     /**
-     * The Vert.x web client of an adapter: HTTP/1.1 keep-alive, one connection per call in flight.
+     * How long a kept-alive connection may stay idle before this side closes it: shorter than the servers' own idle
+     * timeouts (the JDK's HttpServer 30 s, load balancers 60 s and more). Otherwise the server closes idle connections
+     * as the next burst reuses them: in the 300 ms benchmark (docs/benchmarks.md, 2026-12-05) a round that began
+     * about 30 s after the warm-up lost some 340 charges to connections closed under them (UNKNOWN, left to the
+     * resolver), and their failures opened the circuit breaker and cut the PSP limit to its floor.
+     */
+    static final Duration IDLE_CLOSE = Duration.ofSeconds(20);
+
+    /**
+     * The Vert.x web client of an adapter: HTTP/1.1 keep-alive, one connection per call in flight, idle connections
+     * closed after {@link #IDLE_CLOSE}.
      *
      * @param maxConnections at least the ceiling of the service's PSP limit, so a call holding a permit never waits
      * @param connectTimeout null for the client's default
      */
     public static WebClient client(Vertx vertx, int maxConnections, Duration connectTimeout) {
+        return client(vertx, maxConnections, connectTimeout, IDLE_CLOSE);
+    }
+
+    static WebClient client(Vertx vertx, int maxConnections, Duration connectTimeout, Duration idleClose) {
         WebClientOptions options = new WebClientOptions()
                 .setMaxPoolSize(maxConnections)
                 .setKeepAlive(true)
+                .setKeepAliveTimeout((int) idleClose.toSeconds())
                 .setUserAgent("payments-platform");
         if (connectTimeout != null) {
             options.setConnectTimeout((int) connectTimeout.toMillis());
