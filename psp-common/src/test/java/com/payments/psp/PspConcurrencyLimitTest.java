@@ -154,7 +154,8 @@ class PspConcurrencyLimitTest {
     /**
      * Callers that go away cancel their calls, running or waiting, as a load generator does when it closes its
      * connections at the end of a run. That says nothing about the PSP: the limit neither falls nor rises. Counted as
-     * drops, they cut it in a cascade (here from 200 to 84; in the 1 s benchmark from 2,048 to 16).
+     * drops, they cut it in a cascade (here from 200 to 84 and to 117 in two runs of the old code; in the 1 s benchmark
+     * from 2,048 to 16).
      */
     @Test
     void cancelledCallsNeitherCutNorRaiseTheLimit() throws Exception {
