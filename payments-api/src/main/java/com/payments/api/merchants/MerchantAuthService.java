@@ -10,12 +10,18 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.security.AuthenticationFailedException;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
  * Merchant authentication: {@code Authorization: Bearer <api key>} → SHA-256 → merchant_api_keys (not revoked,
@@ -29,7 +35,10 @@ import java.util.UUID;
  *       key costs no query. A key issued through this instance's operator API is forgotten here at once;
  *   <li>every failure (no key, malformed, unknown, revoked) takes one from the client address's allowance
  *       ({@link AuthFailureLimiter}); a key not known here is looked up only if the allowance has one left, so
- *       failed lookups per address are bounded whatever the keys.
+ *       failed lookups per address are bounded whatever the keys;
+ *   <li>concurrent requests with the same key not known here share one lookup and take one from the allowance
+ *       between them: a merchant's burst to a freshly started instance is not taken for a flood of bad keys (each
+ *       request took one, so a burst of more than the allowance was answered 429 until the first lookup returned).
  * </ul>
  *
  * {@code payments_auth_lookups_total{result=found|unknown}} counts the lookups that reached the database.
@@ -51,6 +60,8 @@ public class MerchantAuthService {
     private final Cache<String, Boolean> unknown;
     private final Counter found;
     private final Counter notFound;
+    /** Lookups of keys not known here that are running, by key hash: later requests with the key wait for them. */
+    private final ConcurrentMap<String, CompletableFuture<Merchant>> lookups = new ConcurrentHashMap<>();
 
     public MerchantAuthService(
             Pool pool,
@@ -95,13 +106,63 @@ public class MerchantAuthService {
             return failed(client);
         }
         if (verified == null) {
+            CompletableFuture<Merchant> lookup = new CompletableFuture<>();
+            CompletableFuture<Merchant> running = lookups.putIfAbsent(keyHash, lookup);
+            if (running != null) {
+                // its key not found: this request fails as one with a known bad key does, taking its own failure
+                return answerOf(running)
+                        .onFailure(AuthenticationFailedException.class)
+                        .recoverWithUni(() -> failed(client));
+            }
             // Taken before the lookup, so concurrent bad keys cannot all pass the check; given back on success.
             try {
                 failures.takeFailure(client);
             } catch (Refusal tooMany) {
+                lookups.remove(keyHash, lookup);
+                lookup.completeExceptionally(tooMany);
                 return Uni.createFrom().failure(tooMany);
             }
+            // Runs to its end even if this request goes away: others with the key may be waiting for it.
+            lookUp(hash, keyHash, client, null)
+                    .subscribe()
+                    .with(
+                            merchant -> {
+                                lookups.remove(keyHash, lookup);
+                                lookup.complete(merchant);
+                            },
+                            failure -> {
+                                lookups.remove(keyHash, lookup);
+                                lookup.completeExceptionally(failure);
+                            });
+            return answerOf(lookup);
         }
+        return lookUp(hash, keyHash, client, verified);
+    }
+
+    /**
+     * A running lookup's answer, on this request's Vert.x context. A request that goes away stops waiting without
+     * cancelling the lookup, which others may be waiting for.
+     */
+    private static Uni<Merchant> answerOf(CompletableFuture<Merchant> lookup) {
+        Context caller = Vertx.currentContext();
+        return Uni.createFrom()
+                .emitter(emitter -> lookup.whenComplete((merchant, failure) -> {
+                    Runnable answer = () -> {
+                        if (failure != null) {
+                            emitter.fail(failure instanceof CompletionException ? failure.getCause() : failure);
+                        } else {
+                            emitter.complete(merchant);
+                        }
+                    };
+                    if (caller == null || caller == Vertx.currentContext()) {
+                        answer.run();
+                    } else {
+                        caller.runOnContext(ignored -> answer.run());
+                    }
+                }));
+    }
+
+    private Uni<Merchant> lookUp(byte[] hash, String keyHash, String client, Verified verified) {
         return merchants.findByKeyHash(pool, hash).map(merchant -> {
             if (merchant == null) {
                 notFound.increment();
