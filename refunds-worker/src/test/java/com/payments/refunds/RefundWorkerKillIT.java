@@ -231,7 +231,10 @@ class RefundWorkerKillIT {
 
     /**
      * The worker with 50 PSP calls at most (so 100 records in flight, the rest waiting in Kafka), a 5 s lease for
-     * claims cut short, and no sync of unclaimed refunds within the test.
+     * claims cut short, and no sync of unclaimed refunds within the test. Its PSP timeouts are raised (10 s with the
+     * wait for a permit, 9 s for the call) above what the slowed sandbox can take: a record can wait one call (up to
+     * 3 s) for its permit and then take 3 s itself, and a refund timed out at the PSP during the drain stays PENDING
+     * for a retry, which is right but not what these tests look at (CI saw it once, 2026-12-05).
      */
     private static QuarkusProcess startWorker(Postgres.Database db, String pspUrl) {
         Map<String, String> config = new HashMap<>(Map.of(
@@ -245,6 +248,8 @@ class RefundWorkerKillIT {
                 "refunds.sync.every", "1s",
                 "refunds.sync.lease", "5s",
                 "refunds.sync.unscheduled-after", "1h"));
+        config.put("refunds.psp-limit.call-timeout", "9s");
+        config.put("quarkus.fault-tolerance.\"com.payments.refunds.client.PspClient/refund\".timeout.value", "10000");
         config.put("quarkus.log.console.json.enabled", "false");
         if (!db.password().isEmpty()) {
             config.put("quarkus.datasource.password", db.password());
