@@ -123,7 +123,11 @@ wait
 refunds() { psql_ "SELECT r.status || '×' || count(*) FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE p.order_id LIKE '$RUN-%' GROUP BY r.status ORDER BY 1" | paste -sd ' '; }
 # SIGTERM once the first refunds are done and the others are in the worker's hands or still queued
 poll 120 "" "a first SUCCEEDED refund" bash -c "[[ \$(PGPASSWORD='$PAYMENTS_PG_PASSWORD' psql -h '$PAYMENTS_PG_HOST' -p '$PAYMENTS_PG_PORT' -U '$PAYMENTS_PG_USER' -d '$PAYMENTS_PG_DATABASE' -Atc \"SELECT count(*) FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE p.order_id LIKE '$RUN-%' AND r.status = 'SUCCEEDED'\") -gt 0 ]]"
-echo "refunds requested: ${#payments[@]}; at SIGTERM: $(refunds)"
+at_sigterm=$(refunds)
+echo "refunds requested: ${#payments[@]}; at SIGTERM: $at_sigterm"
+# A SIGTERM after the backlog was worked off would prove nothing about the shutdown.
+[[ $at_sigterm == *PENDING* ]] ||
+  { echo "FAILED: no refund was left to work off at the SIGTERM; raise REFUNDS (now $REFUNDS)" >&2; exit 1; }
 stop_start=$(date +%s%3N)
 podman stop -t 40 refunds-worker-pod-0-refunds-worker >/dev/null 2>&1
 echo "podman stop of refunds-worker took $(($(date +%s%3N) - stop_start)) ms; then: $(refunds)"
