@@ -22,7 +22,8 @@ public final class DatabaseUnavailable {
      * How the SQL client fails a statement given to a session that is already closed (a pooled connection in the
      * moment between the server's cut and the pool's eviction, or a transaction's next statement after the cut), and
      * the statements it had queued but not sent: a bare {@link NoStackTraceThrowable} or {@link VertxException}
-     * (vertx-sql-client 4.5, SocketConnectionBase), told apart by its text only (CutSessionTest holds it to it). Nothing of such a statement reached the server.
+     * (vertx-sql-client 4.5, SocketConnectionBase), told apart by its text only (CutSessionTest holds it to it).
+     * Nothing of such a statement reached the server.
      */
     private static final List<String> NOT_SENT = List.of(
             "Connection is not active now", "Pending requests failed to be sent due to connection has been closed");
