@@ -64,8 +64,11 @@ class CostBudgetTest {
             Stack.recreateTopics();
             // the sandbox sends its webhooks to payments-api, which calls the sandbox: payments-api's port first
             int apiPort = QuarkusProcess.freePort();
-            PspSandbox psp =
-                    PspSandbox.start(Map.of("psp.webhook.url", "http://127.0.0.1:" + apiPort + "/v1/psp/webhooks"));
+            PspSandbox psp = PspSandbox.start(Map.of(
+                    "psp.webhook.url",
+                    "http://127.0.0.1:" + apiPort + "/v1/psp/webhooks",
+                    "psp.webhook.reorder-delay",
+                    "2s"));
             processes.add(psp);
             QuarkusProcess api = Stack.paymentsApi(
                     app,
@@ -104,10 +107,21 @@ class CostBudgetTest {
 
             Counters before = pg.counters();
             List<UUID> payments = new ArrayList<>();
-            for (int i = 0; i < N; i++) {
+            // The PSP's charge.succeeded webhook races the capture's own outcome statement, and the two orders cost
+            // different statements, so the run takes each order for half of the captures instead of leaving the mix
+            // to the machine's timing (one CI run had 94 % of the webhooks first, a run here 45 %). First half: the
+            // webhooks held back 2 s, after their capture's answer. Second half: the charges answered 300 ms late,
+            // after their webhook settled the payment.
+            faults(psp, "{\"webhookReorderRate\":1.0,\"latencyFixedMs\":0}");
+            for (int i = 0; i < N / 2; i++) {
+                payments.add(captured());
+            }
+            faults(psp, "{\"webhookReorderRate\":0.0,\"latencyFixedMs\":300}");
+            for (int i = N / 2; i < N; i++) {
                 payments.add(captured());
             }
             webhooks = settle(pg, webhooks + N); // charge.succeeded of each
+            Merchant.psp(psp.url()).delete("/test/faults").then().statusCode(200);
             Counters afterCaptures = pg.counters();
             measured.put("capture", afterCaptures.minus(before).per(N));
 
@@ -146,6 +160,15 @@ class CostBudgetTest {
         Response response = capture(KEY_A, unique("budget"), body(unique("order"), 10_000, "EUR", "tok_visa"));
         response.then().statusCode(201);
         return UUID.fromString(response.path("id"));
+    }
+
+    private static void faults(PspSandbox psp, String json) {
+        Merchant.psp(psp.url())
+                .contentType(ContentType.JSON)
+                .body(json)
+                .put("/test/faults")
+                .then()
+                .statusCode(200);
     }
 
     private static UUID reserveRefund(UUID paymentId) {
