@@ -33,6 +33,24 @@ public interface RefundsConfig {
     /** The refund-commands consumer's per-payment lanes. */
     Lanes lanes();
 
+    /** The statement that records a command's PSP success or decline, shared by concurrent refunds. */
+    Outcome outcome();
+
+    interface Outcome {
+        /**
+         * Outcome statements (a command's success or decline: its {@code consumed_events} insert and {@code
+         * settle_refund}) one instance runs at a time. Outcomes that come while all run wait and go together in the
+         * next one, one row each: fewer statements in flight make bigger ones, which cost PostgreSQL less per refund,
+         * but one slow statement then holds up more refunds. Each uses a connection of the pool while it runs.
+         */
+        @WithDefault("1")
+        int statementsInFlight();
+
+        /** Outcomes in one statement at most. */
+        @WithDefault("32")
+        int maxBatchSize();
+    }
+
     interface Lanes {
         /**
          * Records of one payment that may wait behind its running one. A record that comes when its payment already

@@ -2,6 +2,7 @@ package com.payments.refunds.service;
 
 import com.payments.contracts.events.RefundRequested;
 import com.payments.contracts.sql.RefundSettlement;
+import com.payments.contracts.sql.StatementBatcher;
 import com.payments.contracts.tracing.TraceHeaders;
 import com.payments.refunds.Refund;
 import com.payments.refunds.client.PspClient;
@@ -28,7 +29,9 @@ import java.util.stream.Collectors;
 /**
  * Executes refunds at the PSP and records the outcome. No database transaction is open during a PSP call: a claim
  * transaction counts the attempt and leases the refund, the call runs, and one outcome transaction applies what the
- * PSP said (guarded on PENDING, so a second outcome for the same refund changes nothing).
+ * PSP said (guarded on PENDING, so a second outcome for the same refund changes nothing). A command's success or
+ * decline shares its outcome statement with those of other refunds that come at the same time ({@link
+ * StatementBatcher}; two of one refund never share one).
  */
 @ApplicationScoped
 public class RefundExecutionService {
@@ -48,6 +51,7 @@ public class RefundExecutionService {
     private final RefundsConfig config;
     private final RefundsMetrics metrics;
     private final TraceHeaders traceHeaders;
+    private final StatementBatcher<RefundSettlement.ByEvent, RefundSettlement.Settled> commandSettlements;
 
     public RefundExecutionService(
             Pool pool,
@@ -66,6 +70,15 @@ public class RefundExecutionService {
         this.config = config;
         this.metrics = metrics;
         this.traceHeaders = traceHeaders;
+        String consumer = config.consumerName();
+        this.commandSettlements = new StatementBatcher<>(
+                batch -> RefundSettlement.settleOnce(pool, consumer, batch),
+                config.outcome().maxBatchSize(),
+                config.outcome().statementsInFlight(),
+                metrics.outcomeBatchSizes(),
+                null,
+                // a command asks for one refund: this also keeps an event id out of a statement twice
+                byEvent -> byEvent.settlement().refundId());
     }
 
     /**
@@ -262,8 +275,9 @@ public class RefundExecutionService {
 
     /**
      * Records the outcome; {@code eventId} (null for the sync) is recorded as consumed with it, atomically. A PSP
-     * success or decline is one statement ({@link RefundSettlement}); anything else one transaction. Once it
-     * committed, the outcome it applied is counted ({@link RefundsMetrics#outcome}).
+     * success or decline is one statement ({@link RefundSettlement}; a command's may carry other refunds' outcomes
+     * too); anything else one transaction. Completes once it committed; then the outcome it applied is counted
+     * ({@link RefundsMetrics#outcome}).
      */
     private Uni<Void> apply(Refund refund, Result result, UUID eventId) {
         PspOutcome outcome = result.outcome();
@@ -318,7 +332,7 @@ public class RefundExecutionService {
                 ? settlement
                         .settle(pool)
                         .map(done -> done ? RefundSettlement.Settled.SETTLED : RefundSettlement.Settled.NOT_PENDING)
-                : settlement.settleOnce(pool, config.consumerName(), eventId);
+                : commandSettlements.submit(new RefundSettlement.ByEvent(settlement, eventId));
         return settled.map(done -> switch (done) {
             case EVENT_APPLIED_BEFORE -> {
                 appliedBefore(refund, eventId);

@@ -1,6 +1,7 @@
 package com.payments.refunds.service;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -10,12 +11,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 
 /**
  * Business metrics of refunds-worker (Prometheus names, docs/refunds.md "Metrics"): counters
  * {@code refunds_outcomes_total{outcome}}, {@code refunds_dead_lettered_total{reason}} and
  * {@code refunds_commands_handed_off_total}, the histogram
- * {@code refunds_psp_latency_seconds{call,outcome}}, and the gauges {@code refunds_pending},
+ * {@code refunds_psp_latency_seconds{call,outcome}}, the summary {@code refunds_outcome_batch_size} (command outcomes
+ * per statement), and the gauges {@code refunds_pending},
  * {@code refunds_pending_oldest_age_seconds} and {@code refunds_dlq_records}, refreshed by {@link RefundsGauges}.
  */
 @ApplicationScoped
@@ -67,6 +70,14 @@ public class RefundsMetrics {
     /** A record's refund was handed to the pending-refund sync: its payment's lane was full. */
     public void handedOff() {
         handedOff.increment();
+    }
+
+    /** Records the size of each command outcome statement. */
+    public IntConsumer outcomeBatchSizes() {
+        DistributionSummary sizes = DistributionSummary.builder("refunds.outcome.batch.size")
+                .description("Command outcomes (PSP success or decline) per statement")
+                .register(registry);
+        return sizes::record;
     }
 
     /** call: refund or lookup; outcome: succeeded, failed, rejected, not_found, or error (no answer). */
