@@ -112,11 +112,11 @@ class CostBudgetTest {
             // to the machine's timing (one CI run had 94 % of the webhooks first, a run here 45 %). First half: the
             // webhooks held back 2 s, after their capture's answer. Second half: the charges answered 300 ms late,
             // after their webhook settled the payment.
-            faults(psp, "{\"webhookReorderRate\":1.0,\"latencyFixedMs\":0}");
+            Merchant.pspFaults(psp.url(), "{\"webhookReorderRate\":1.0,\"latencyFixedMs\":0}");
             for (int i = 0; i < N / 2; i++) {
                 payments.add(captured());
             }
-            faults(psp, "{\"webhookReorderRate\":0.0,\"latencyFixedMs\":300}");
+            Merchant.pspFaults(psp.url(), "{\"webhookReorderRate\":0.0,\"latencyFixedMs\":300}");
             for (int i = N / 2; i < N; i++) {
                 payments.add(captured());
             }
@@ -160,15 +160,6 @@ class CostBudgetTest {
         Response response = capture(KEY_A, unique("budget"), body(unique("order"), 10_000, "EUR", "tok_visa"));
         response.then().statusCode(201);
         return UUID.fromString(response.path("id"));
-    }
-
-    private static void faults(PspSandbox psp, String json) {
-        Merchant.psp(psp.url())
-                .contentType(ContentType.JSON)
-                .body(json)
-                .put("/test/faults")
-                .then()
-                .statusCode(200);
     }
 
     private static UUID reserveRefund(UUID paymentId) {

@@ -2,7 +2,7 @@ package com.payments.system;
 
 import static com.payments.system.Merchant.KEY_A;
 import static com.payments.system.Merchant.body;
-import static com.payments.system.Merchant.psp;
+import static com.payments.system.Merchant.pspFaults;
 import static com.payments.system.Merchant.text;
 import static com.payments.system.Merchant.unique;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,7 +11,6 @@ import static org.awaitility.Awaitility.await;
 import com.payments.infra.Postgres;
 import com.payments.infra.PspSandbox;
 import com.payments.infra.QuarkusProcess;
-import io.restassured.http.ContentType;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -69,7 +68,7 @@ class GracefulShutdownTest {
     }
 
     private static void scenario(String name) throws Exception {
-        faults("{\"latencyFixedMs\":0}");
+        pspFaults(sandbox.url(), "{\"latencyFixedMs\":0}");
         // the production delay (the test profile turns it off for payments-api's in-process tests)
         QuarkusProcess api = Stack.paymentsApi(db, sandbox.url(), Map.of("quarkus.shutdown.delay", "5s"));
         try {
@@ -92,7 +91,7 @@ class GracefulShutdownTest {
         for (CompletableFuture<HttpResponse<String>> warm : send(api, client, unique("keepalive"))) {
             assertThat(warm.join().statusCode()).isEqualTo(201);
         }
-        faults("{\"latencyFixedMs\":" + PSP_LATENCY_MS + "}");
+        pspFaults(sandbox.url(), "{\"latencyFixedMs\":" + PSP_LATENCY_MS + "}");
 
         List<CompletableFuture<HttpResponse<String>>> captures = send(api, client, run);
         // every capture is at the PSP: its payment is PROCESSING, and the sandbox holds its answer 2 s
@@ -157,7 +156,7 @@ class GracefulShutdownTest {
         List<Outcome> refused = loadOutcomes.stream()
                 .filter(o -> o.result().startsWith("503 service_stopping"))
                 .toList();
-        faults("{\"latencyFixedMs\":0}");
+        pspFaults(sandbox.url(), "{\"latencyFixedMs\":0}");
         try (QuarkusProcess next = Stack.paymentsApi(db, sandbox.url(), Map.of())) {
             for (Outcome o : refused) {
                 HttpResponse<String> retry =
@@ -231,15 +230,6 @@ class GracefulShutdownTest {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body(orderId, 1000, "EUR", "tok_visa")))
                 .build();
-    }
-
-    private static void faults(String json) {
-        psp(sandbox.url())
-                .contentType(ContentType.JSON)
-                .body(json)
-                .put("/test/faults")
-                .then()
-                .statusCode(200);
     }
 
     private static String tail(String log) {

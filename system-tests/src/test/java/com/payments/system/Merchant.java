@@ -84,6 +84,16 @@ final class Merchant {
         return given().baseUri(uri.getScheme() + "://" + uri.getHost()).port(uri.getPort());
     }
 
+    /** Sets the sandbox's fault injection ({@code PUT /test/faults}; {@code DELETE} resets it). */
+    static void pspFaults(String pspUrl, String json) {
+        psp(pspUrl)
+                .contentType(ContentType.JSON)
+                .body(json)
+                .put("/test/faults")
+                .then()
+                .statusCode(200);
+    }
+
     /** The first column of the first row, as a number ({@code ?} placeholders). */
     static long count(Postgres.Database db, String sql, Object... args) {
         return Long.parseLong(text(db, sql, args));
