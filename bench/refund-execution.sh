@@ -4,7 +4,8 @@
 # RATE per second), with the sandbox's latency set to PSP_LATENCY_MS. outbox-relay publishes the commands and one
 # refunds-worker instance executes them. Measured from the refunds' own timestamps in PostgreSQL (created_at is the
 # reservation, completed_at the SUCCEEDED/FAILED transition): executed refunds per second (N / first reservation to
-# last completion, and over the middle 80 % of completions), and p50/p99 of reservation -> SUCCEEDED. While it runs,
+# last completion, over the middle 80 % of completions, and after the last reservation: the worker alone, without
+# the API's reservations on the same cores), and p50/p99 of reservation -> SUCCEEDED. While it runs,
 # the PENDING backlog is sampled every second; the worker's and PostgreSQL's CPU seconds are printed at the end.
 # With WARMUP_N > 0 each run first reserves WARMUP_N refunds on other payments, on the same stack at the run's latency
 # and arrival (RATE or 16 connections), and waits until every one the API reserved is SUCCEEDED (it stops if one is
@@ -189,12 +190,15 @@ sql "WITH r AS (SELECT created_at, completed_at, extract(epoch FROM completed_at
                        ntile(10) OVER (ORDER BY completed_at) AS decile
                   FROM refunds WHERE status = 'SUCCEEDED' AND created_at >= '$RUN_START'),
           mid AS (SELECT count(*) n, extract(epoch FROM max(completed_at) - min(completed_at)) s
-                    FROM r WHERE decile BETWEEN 2 AND 9)
-     SELECT format('reserved over %s s (%s /s); executed %s /s overall (first reservation to last completion), %s /s over the middle 80 %% of completions; reservation -> SUCCEEDED p50 %s ms, p99 %s ms, max %s ms',
+                    FROM r WHERE decile BETWEEN 2 AND 9),
+          drain AS (SELECT count(*) n, extract(epoch FROM max(completed_at) - (SELECT max(created_at) FROM r)) s
+                      FROM r WHERE completed_at > (SELECT max(created_at) FROM r))
+     SELECT format('reserved over %s s (%s /s); executed %s /s overall (first reservation to last completion), %s /s over the middle 80 %% of completions, %s /s after the last reservation (%s refunds, nothing reserved meanwhile); reservation -> SUCCEEDED p50 %s ms, p99 %s ms, max %s ms',
                    round(extract(epoch FROM max(created_at) - min(created_at))::numeric, 2),
                    round(count(*) / nullif(extract(epoch FROM max(created_at) - min(created_at)), 0)::numeric, 1),
                    round(count(*) / nullif(extract(epoch FROM max(completed_at) - min(created_at)), 0)::numeric, 1),
                    (SELECT round(n / nullif(s, 0)::numeric, 1) FROM mid),
+                   (SELECT round(n / nullif(s, 0)::numeric, 1) FROM drain), (SELECT n FROM drain),
                    round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric),
                    round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric),
                    round(max(ms)::numeric))

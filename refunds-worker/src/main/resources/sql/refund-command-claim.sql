@@ -13,7 +13,9 @@ claimed AS (
                          next_attempt_at = now() + interval '1 millisecond' * $4::bigint
       FROM found f
      WHERE r.id = f.id AND r.status = 'PENDING'
-       AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now())
+       -- coalesce, not "IS NULL OR <=": the OR lets the planner read the partial indexes of all PENDING refunds
+       -- (V30, V103: the whole backlog) instead of the primary key
+       AND coalesce(r.next_attempt_at, '-infinity') <= now()
        AND f.payment_id = $5 AND f.merchant_id = $6 AND f.amount = $7 AND f.currency = $8
        AND f.charge_reference IS NOT DISTINCT FROM $9
     RETURNING r.attempts)

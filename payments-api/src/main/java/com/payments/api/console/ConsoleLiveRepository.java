@@ -66,6 +66,14 @@ public class ConsoleLiveRepository {
         }
     }
 
+    /**
+     * A PENDING refund, written so that both partial indexes serve it, one for each side of the {@code OR}:
+     * {@code refunds_pending_unscheduled} (V30) and {@code refunds_scheduled} (V103); {@code status} alone matches
+     * neither.
+     */
+    private static final String PENDING_REFUND =
+            "status = 'PENDING' AND (next_attempt_at IS NULL OR next_attempt_at IS NOT NULL)";
+
     /** An automatic payment unresolved: UNKNOWN, or PROCESSING for longer than stuck-after ({@code $1} seconds). */
     private static final String AUTOMATIC_UNRESOLVED =
             """
@@ -111,7 +119,8 @@ public class ConsoleLiveRepository {
                 SELECT id, status, NULL AS capture_method, payment_id, amount, NULL::bigint AS captured_amount,
                        currency, created_at, attempts, next_attempt_at, last_error
                   FROM refunds
-                 WHERE status = 'PENDING' ORDER BY created_at, id LIMIT $1""",
+                 WHERE %s ORDER BY created_at, id LIMIT $1"""
+                        .formatted(PENDING_REFUND),
                 Tuple.of(limit),
                 InFlight::from);
     }
@@ -132,12 +141,12 @@ public class ConsoleLiveRepository {
             """
             SELECT (SELECT count(*) FROM payments WHERE %s)
                    + (SELECT count(*) FROM payments WHERE %s) AS unresolved,
-                   (SELECT count(*) FROM refunds WHERE status = 'PENDING') AS pending,
+                   (SELECT count(*) FROM refunds WHERE %s) AS pending,
                    (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS unsent,
                    (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL) AS oldest_unsent,
                    (SELECT count(*) FROM refund_dead_letters) AS dead_letters,
                    (SELECT max(dead_lettered_at) FROM refund_dead_letters) AS latest_dead_letter"""
-                    .formatted(AUTOMATIC_UNRESOLVED, MANUAL_UNRESOLVED);
+                    .formatted(AUTOMATIC_UNRESOLVED, MANUAL_UNRESOLVED, PENDING_REFUND);
 
     public Uni<Counts> counts(Duration stuckAfter) {
         return ConsoleSql.first(

@@ -32,13 +32,17 @@ public class RefundRepository {
     /** PENDING refunds: how many, and the oldest one's age in whole seconds (0 when none). */
     public record PendingSnapshot(long count, long oldestSeconds) {}
 
-    /** One statement over the PENDING rows only (the partial index {@code refunds_pending}). */
+    /**
+     * One statement over the PENDING rows only: the two partial indexes, {@code refunds_pending_unscheduled} (V30) and
+     * {@code refunds_scheduled} (V103), one for each side of the {@code OR} ({@code status} alone matches neither).
+     */
     public Uni<PendingSnapshot> pendingSnapshot(SqlClient client) {
         return client.query(
                         """
                         SELECT count(*) AS pending,
                                COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::bigint AS oldest
-                          FROM refunds WHERE status = 'PENDING'""")
+                          FROM refunds
+                         WHERE status = 'PENDING' AND (next_attempt_at IS NULL OR next_attempt_at IS NOT NULL)""")
                 .execute()
                 .map(rows -> {
                     Row row = rows.iterator().next();
