@@ -1,5 +1,5 @@
 -- Claims up to $2 AUTHORIZED payments authorized more than $1 seconds ago for the expiry job (ExpiryRepository.claim),
--- oldest first through V102's payments_authorized_expiry: the guarded move AUTHORIZED -> EXPIRING, as a capture's or
+-- oldest first through V105's payments_expiry_due: the guarded move AUTHORIZED -> EXPIRING, as a capture's or
 -- a cancel's start (PaymentRepository.startMove), so that of a racing capture, cancel and expiry exactly one finds the
 -- row AUTHORIZED. SKIP LOCKED: rows another instance's claim or a starting capture holds are left to them.
 -- next_attempt_at: when the resolver takes the void over if this process dies before its outcome is recorded ($3 s).

@@ -1,7 +1,7 @@
 -- Claims up to $1 due payments for the resolver, with a lease of $2 seconds (ResolverRepository.claim): automatic
 -- ones PROCESSING (stuck) or UNKNOWN, manual ones whose PSP call (authorize, capture, void, the expiry's void) is
--- pending. One locking read per partial index (V1's payments_unresolved, V101's payments_manual_pending, V102's
--- payments_authorized_expiry), so that no run reads the whole table; the earliest $1 of them are claimed (rows locked
+-- pending. One locking read per partial index (V1's payments_unresolved, V101's payments_manual_pending, V105's
+-- payments_expiry_due), so that no run reads the whole table; the earliest $1 of them are claimed (rows locked
 -- but not claimed are free again at the statement's commit).
 WITH automatic AS (SELECT id, next_attempt_at FROM payments
                     WHERE status IN ('PROCESSING', 'UNKNOWN') AND next_attempt_at <= now()
