@@ -44,7 +44,7 @@ if [[ ${1:-} == events || ${1:-} == recon ]]; then
     seconds=${3:-15}
     ((seconds >= ${UPGRADE_EVENTS_SECONDS:-30})) || seconds=${UPGRADE_EVENTS_SECONDS:-30}
     exec "$JAVA" -cp "$ROOT/local-infra/target/classes:$(cat "$OUT/infra.classpath")" com.payments.infra.TopicTail \
-      "${2:-payment-events}" "$seconds" 2>/dev/null
+      "${2:-payment-events}" "$seconds" ${4:+"$4"} 2>/dev/null
   fi
   exec "$JAVA" -jar "${RECON_APP:?}/quarkus-run.jar" "${@:2}"
 fi
@@ -299,7 +299,7 @@ unsettled() {
 deadline=$((SECONDS + 60))
 until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 1; done
 awk '{print $1 "\t" ($2 == "-" ? "" : $2) "\t" $3}' "$OUT/results/keys" >"$OUT/client.tsv"
-scripts/fault-upgrade.sh events payment-events 15 |
+scripts/fault-upgrade.sh events payment-events 15 end |
   sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv"
 source scripts/invariants.sh
 sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | psp_evidence "http://127.0.0.1:$PSP_PORT"
