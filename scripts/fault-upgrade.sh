@@ -16,7 +16,8 @@
 #        logs of the run), UPGRADE_PORT_BASE (27000: old
 #        services on 27080-27083 / 27090-27093, HEAD's on 27180-27183 / 27190-27193, the sandbox on 27089)
 # HEAD's jars must be built (./mvnw -B package -DskipTests). The previous release's are built once per commit into
-# .local/upgrade/releases/<commit> (./mvnw package -DskipTests in a temporary copy of that commit: git archive).
+# .local/upgrade/releases/<commit> (./mvnw package -Dmaven.test.skip=true in a temporary copy of that commit: git
+# archive).
 # Internal: scripts/fault-upgrade.sh events|recon ... is the walkthrough's STACK for this scenario's stack.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -81,8 +82,9 @@ if [[ ! -f $OLD/complete ]]; then
   say "building release $VERSION (once per commit, into $OLD)"
   src=$(mktemp -d "/tmp/upgrade-src-${COMMIT:0:12}.XXXXXX")
   git archive "$COMMIT" | tar -x -C "$src"
-  if ! (cd "$src" && ./mvnw -B -q -ntp package -DskipTests -pl "$(IFS=,; echo "${SERVICES[*]}"),reconciler" -am \
-    >"$src/build.log" 2>&1); then
+  # Only the apps: the release's tests are not compiled (nothing here runs them).
+  if ! (cd "$src" && ./mvnw -B -q -ntp package -Dmaven.test.skip=true \
+    -pl "$(IFS=,; echo "${SERVICES[*]}"),reconciler" -am >"$src/build.log" 2>&1); then
     tail -n 30 "$src/build.log"
     die "the build of release $VERSION failed (log: $src/build.log)"
   fi
