@@ -6,7 +6,8 @@
 #
 #   ./local-stack.sh              build what is needed, start everything, wait for Ctrl-C
 #   ./local-stack.sh recon [ARGS]  run the reconciler once against the running stack (see docs/reconciler.md)
-#   ./local-stack.sh events [TOPIC [SECONDS]]  print a Kafka topic from the beginning (default payment-events)
+#   ./local-stack.sh events [TOPIC [SECONDS [end]]]  print a Kafka topic from the beginning (default payment-events);
+#                                              with end, stop once its end is read
 #   ./local-stack.sh send TOPIC KEY VALUE  send one record to a Kafka topic (prints partition/offset)
 #   SKIP_BUILD=1 ./local-stack.sh start without building (the jars must exist)
 # .local/ready exists while everything is up (scripts wait for it); .local/env holds the services' settings;

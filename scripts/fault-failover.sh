@@ -237,7 +237,7 @@ say "settled"
 load_evidence
 # Payments (automatic ones: the outage's figures), "start_ms end_ms code", in time order.
 awk '$3 == "pay" {print $1, $2, $4}' "$OUT/requests.txt" >"$OUT/captures.txt"
-./local-stack.sh events payment-events 15 2>/dev/null |
+./local-stack.sh events payment-events 15 end 2>/dev/null |
   sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv" &
 TAIL_PID=$!
 # shellcheck source=invariants.sh

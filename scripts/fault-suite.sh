@@ -230,7 +230,7 @@ say "settled"
 load_evidence
 REQUESTS=$(wc -l <"$OUT/requests.txt")
 BAD_ANSWERS=$(cat "$OUT"/results/w*.bad 2>/dev/null | wc -l)
-./local-stack.sh events payment-events 15 2>/dev/null |
+./local-stack.sh events payment-events 15 end 2>/dev/null |
   sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv" &
 TAIL_PID=$!
 # shellcheck source=invariants.sh

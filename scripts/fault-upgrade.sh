@@ -16,7 +16,8 @@
 #        logs of the run), UPGRADE_PORT_BASE (27000: old
 #        services on 27080-27083 / 27090-27093, HEAD's on 27180-27183 / 27190-27193, the sandbox on 27089)
 # HEAD's jars must be built (./mvnw -B package -DskipTests). The previous release's are built once per commit into
-# .local/upgrade/releases/<commit> (./mvnw package -DskipTests in a temporary copy of that commit: git archive).
+# .local/upgrade/releases/<commit> (./mvnw package -Dmaven.test.skip=true in a temporary copy of that commit: git
+# archive).
 # Internal: scripts/fault-upgrade.sh events|recon ... is the walkthrough's STACK for this scenario's stack.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -44,7 +45,7 @@ if [[ ${1:-} == events || ${1:-} == recon ]]; then
     seconds=${3:-15}
     ((seconds >= ${UPGRADE_EVENTS_SECONDS:-30})) || seconds=${UPGRADE_EVENTS_SECONDS:-30}
     exec "$JAVA" -cp "$ROOT/local-infra/target/classes:$(cat "$OUT/infra.classpath")" com.payments.infra.TopicTail \
-      "${2:-payment-events}" "$seconds" 2>/dev/null
+      "${2:-payment-events}" "$seconds" ${4:+"$4"} 2>/dev/null
   fi
   exec "$JAVA" -jar "${RECON_APP:?}/quarkus-run.jar" "${@:2}"
 fi
@@ -81,8 +82,9 @@ if [[ ! -f $OLD/complete ]]; then
   say "building release $VERSION (once per commit, into $OLD)"
   src=$(mktemp -d "/tmp/upgrade-src-${COMMIT:0:12}.XXXXXX")
   git archive "$COMMIT" | tar -x -C "$src"
-  if ! (cd "$src" && ./mvnw -B -q -ntp package -DskipTests -pl "$(IFS=,; echo "${SERVICES[*]}"),reconciler" -am \
-    >"$src/build.log" 2>&1); then
+  # Only the apps: the release's tests are not compiled (nothing here runs them).
+  if ! (cd "$src" && ./mvnw -B -q -ntp package -Dmaven.test.skip=true \
+    -pl "$(IFS=,; echo "${SERVICES[*]}"),reconciler" -am >"$src/build.log" 2>&1); then
     tail -n 30 "$src/build.log"
     die "the build of release $VERSION failed (log: $src/build.log)"
   fi
@@ -299,7 +301,7 @@ unsettled() {
 deadline=$((SECONDS + 60))
 until [[ $(unsettled) == 0 ]] || ((SECONDS >= deadline)); do sleep 1; done
 awk '{print $1 "\t" ($2 == "-" ? "" : $2) "\t" $3}' "$OUT/results/keys" >"$OUT/client.tsv"
-scripts/fault-upgrade.sh events payment-events 15 |
+scripts/fault-upgrade.sh events payment-events 15 end |
   sed -n 's#^\([0-9]*\)/\([0-9]*\) \([^ ]*\) .*"eventId": *"\([^"]*\)".*#\1\t\2\t\3\t\4#p' >"$OUT/kafka.tsv"
 source scripts/invariants.sh
 sql -c "SELECT id FROM payments UNION ALL SELECT id FROM refunds" | psp_evidence "http://127.0.0.1:$PSP_PORT"

@@ -10,7 +10,7 @@
 #   scripts/kube-play.sh check       every probe path answers on the port its manifest names; podman inspect shows the
 #                                    user, read-only root and dropped capabilities the manifests ask for
 #   scripts/kube-play.sh recon ARGS  one run of the reconciler CronJob's pod template with ARGS as its args; its exit code
-#   scripts/kube-play.sh events [TOPIC [SECONDS]]  print a Kafka topic (as ./local-stack.sh events)
+#   scripts/kube-play.sh events [TOPIC [SECONDS [end]]]  print a Kafka topic (as ./local-stack.sh events)
 #   scripts/kube-play.sh walkthrough scripts/walkthrough.sh against the played stack
 #   NATIVE=1 ... up                  payments-api from its native image (REPO/payments-api:local) instead of the JVM one
 # PostgreSQL and Kafka are local-infra's (embedded, on loopback) unless PAYMENTS_PG_* / PAYMENTS_KAFKA_BOOTSTRAP_SERVERS

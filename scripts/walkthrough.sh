@@ -73,10 +73,13 @@ request GET "/v1/payments/$PAYMENT"
 [[ $(field refundableAmount "$BODY") == 1500 ]] || fail "refundableAmount should be 1500"
 
 step "6. PaymentCaptured and RefundSucceeded on Kafka (payment-events)"
-# The topic is read from the start for 8 s; a loaded machine may need longer to join and fetch, so up to 3 reads.
-for _ in 1 2 3; do
-  EVENTS=$("$STACK" events payment-events 8 | grep "$PAYMENT" || true)
+# The topic is read from the start up to its end (at most 8 s a read); a loaded machine may need longer to join and
+# fetch, and the relay to publish, so reads again for up to 24 s.
+deadline=$((SECONDS + 24))
+while :; do
+  EVENTS=$("$STACK" events payment-events 8 end | grep "$PAYMENT" || true)
   grep -Eq '"type": ?"RefundSucceeded"' <<<"$EVENTS" && break
+  ((SECONDS < deadline)) || break
 done
 echo "$EVENTS"
 grep -Eq '"type": ?"PaymentCaptured"' <<<"$EVENTS" || fail "no PaymentCaptured for $PAYMENT on payment-events"
