@@ -76,11 +76,24 @@ class DatabaseUnavailableTest {
                 .isZero();
 
         readOnly(false);
-        Response captured = TestSupport.capture(KEY_A, key, body);
+        Response captured = retriedWhileUnavailable(key, body);
         captured.then().statusCode(201);
         UUID id = UUID.fromString(captured.path("id"));
         assertThat(TestSupport.pspCounters(pspUrl, id).<Integer>path("chargeMovements"))
                 .isEqualTo(1);
+    }
+
+    /**
+     * What a merchant does with a 503 database_unavailable: the same request again, with the same key. A pooled session
+     * the endpoint cut may still be handed out once (its reset reaches the pool a moment later).
+     */
+    private static Response retriedWhileUnavailable(String key, String body) {
+        Response answer = TestSupport.capture(KEY_A, key, body);
+        for (int retry = 0; retry < 5 && answer.statusCode() == 503; retry++) {
+            assertThat(answer.<String>path("code")).isEqualTo("database_unavailable");
+            answer = TestSupport.capture(KEY_A, key, body);
+        }
+        return answer;
     }
 
     /**
@@ -95,7 +108,8 @@ class DatabaseUnavailableTest {
             statement.execute("SET default_transaction_read_only = off"); // this session opened while it was on
             statement.execute("ALTER DATABASE \"" + database.name() + "\" SET default_transaction_read_only = "
                     + (on ? "on" : "off"));
-            statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
+            // pg_terminate_backend(pid, timeout) waits until each session has ended
+            statement.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname ="
                     + " current_database() AND pid <> pg_backend_pid()");
         } catch (SQLException e) {
             throw new IllegalStateException(e);

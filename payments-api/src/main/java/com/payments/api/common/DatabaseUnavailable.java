@@ -4,15 +4,17 @@ import io.vertx.core.VertxException;
 import io.vertx.core.impl.NoStackTraceThrowable;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;
-import java.net.ConnectException;
+import java.net.SocketException;
 import java.util.List;
 import java.util.Set;
 
 /**
  * Whether a failure means that no database takes writes right now, as during a failover (docs/operations.md,
  * "Database failover"): the session was cut or refused, the server is shutting down or starting, or it is a standby
- * (read only). Such a request is retried later with the same Idempotency-Key: whatever it committed stays, and a key it
- * claimed answers 409 until its payment is resolved.
+ * (read only), or its connection was refused or reset ({@link SocketException}: a cut session may answer a statement
+ * already on its way with a TCP reset instead of the server's error). Such a request is retried later with the same
+ * Idempotency-Key: whatever it committed stays, and a key it claimed answers 409 until its payment is resolved. The PSP's
+ * socket failures do not come here: a capture makes them an outcome (unknown) or a refusal (never sent).
  */
 public final class DatabaseUnavailable {
     /** admin_shutdown, crash_shutdown, cannot_connect_now, read_only_sql_transaction; and class 08 (below). */
@@ -32,7 +34,7 @@ public final class DatabaseUnavailable {
 
     public static boolean causedBy(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof ClosedConnectionException || cause instanceof ConnectException) {
+            if (cause instanceof ClosedConnectionException || cause instanceof SocketException) {
                 return true;
             }
             if ((cause instanceof NoStackTraceThrowable || cause instanceof VertxException)
