@@ -36,6 +36,9 @@ public interface RefundsConfig {
     /** The statement that records a command's PSP success or decline, shared by concurrent refunds. */
     Outcome outcome();
 
+    /** The statement that claims a command's refund before its PSP call, shared by concurrent commands. */
+    Claim claim();
+
     interface Outcome {
         /**
          * Outcome statements (a command's success or decline: its {@code consumed_events} insert and {@code
@@ -47,6 +50,20 @@ public interface RefundsConfig {
         int statementsInFlight();
 
         /** Outcomes in one statement at most. */
+        @WithDefault("32")
+        int maxBatchSize();
+    }
+
+    interface Claim {
+        /**
+         * Claim statements (a command's deduplication check, look-up and lease) one instance runs at a time. Commands
+         * that come while all run wait and go together in the next one, one row each, as outcomes do ({@link
+         * Outcome}). Each uses a connection of the pool while it runs.
+         */
+        @WithDefault("1")
+        int statementsInFlight();
+
+        /** Commands in one claim statement at most. */
         @WithDefault("32")
         int maxBatchSize();
     }

@@ -1,6 +1,7 @@
 package com.payments.refunds.repository;
 
 import com.payments.contracts.SqlResource;
+import com.payments.contracts.events.RefundRequested;
 import com.payments.refunds.Refund;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -13,18 +14,20 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /** SQL on {@code refunds} (and the reservation on {@code payments}). Every state change is guarded on PENDING. */
 @ApplicationScoped
 public class RefundRepository {
-    private static final String CLAIM_FOR_COMMAND =
+    private static final String CLAIM_FOR_COMMANDS =
             SqlResource.load(RefundRepository.class, "refund-command-claim.sql");
 
     /** Whether a rescheduled refund is past its escalation deadline. */
     public record Rescheduled(int attempts, boolean overdue) {}
 
     /**
-     * What {@link #claimForCommand} found: whether the command's event was applied before, the refund (null when
+     * What {@link #claimForCommands} found for a command: whether the command's event was applied before, the refund (null when
      * there is none; as claimed when {@code claimed}, else as it was) and whether this call claimed it.
      */
     public record CommandClaim(boolean applied, Refund refund, boolean claimed) {}
@@ -64,40 +67,40 @@ public class RefundRepository {
     }
 
     /**
-     * A command's deduplication check, look-up and claim in one statement (one round trip and one commit instead of
-     * a transaction of five statements). Nothing is read or claimed when {@code consumer} applied {@code eventId}
-     * before. The claim counts the attempt and takes the lease ({@code next_attempt_at = now() + lease}) of a PENDING
-     * refund that no other claim's lease (or a scheduled retry) holds, the same condition as {@link #claimDue}'s, so
-     * of a command and the sync only the first claim wins; and only of a refund that agrees with the command (payment,
-     * merchant, amount, currency, charge): the caller tells one that does not from the returned row.
+     * Commands' deduplication checks, look-ups and claims in one statement for one or many commands (one round trip
+     * and one commit for all, instead of a transaction of five statements each). Nothing is read or claimed for a
+     * command whose event {@code consumer} applied before. A claim counts the attempt and takes the lease ({@code
+     * next_attempt_at = now() + lease}) of a PENDING refund that no other claim's lease (or a scheduled retry) holds,
+     * the same condition as {@link #claimDue}'s, so of a command and the sync only the first claim wins; and only of a
+     * refund that agrees with the command (payment, merchant, amount, currency, charge): the caller tells one that does
+     * not from the returned row. One {@link CommandClaim} per command, in order; a refund must not be asked for twice.
      */
-    public Uni<CommandClaim> claimForCommand(
-            SqlClient client,
-            String consumer,
-            UUID eventId,
-            UUID refundId,
-            Duration lease,
-            UUID paymentId,
-            UUID merchantId,
-            long amount,
-            String currency,
-            String chargeReference) {
-        return client.preparedQuery(CLAIM_FOR_COMMAND)
+    public Uni<List<CommandClaim>> claimForCommands(
+            SqlClient client, String consumer, Duration lease, List<RefundRequested> commands) {
+        return client.preparedQuery(CLAIM_FOR_COMMANDS)
                 .execute(Tuple.from(Arrays.asList(
+                        column(commands, RefundRequested::eventId, UUID[]::new),
+                        column(commands, RefundRequested::refundId, UUID[]::new),
+                        column(commands, RefundRequested::paymentId, UUID[]::new),
+                        column(commands, RefundRequested::merchantId, UUID[]::new),
+                        column(commands, RefundRequested::amount, Long[]::new),
+                        column(commands, RefundRequested::currency, String[]::new),
+                        column(commands, RefundRequested::pspChargeReference, String[]::new),
                         consumer,
-                        eventId,
-                        refundId,
-                        lease.toMillis(),
-                        paymentId,
-                        merchantId,
-                        amount,
-                        currency,
-                        chargeReference)))
+                        lease.toMillis())))
                 .map(rows -> {
-                    Row row = rows.iterator().next();
-                    Refund refund = row.getUUID("id") == null ? null : Refund.from(row);
-                    return new CommandClaim(row.getBoolean("applied"), refund, row.getBoolean("claimed"));
+                    List<CommandClaim> claims = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        Refund refund = row.getUUID("id") == null ? null : Refund.from(row);
+                        claims.add(new CommandClaim(row.getBoolean("applied"), refund, row.getBoolean("claimed")));
+                    }
+                    return claims;
                 });
+    }
+
+    private static <T> T[] column(
+            List<RefundRequested> commands, Function<RefundRequested, T> field, IntFunction<T[]> array) {
+        return commands.stream().map(field).toArray(array);
     }
 
     /**

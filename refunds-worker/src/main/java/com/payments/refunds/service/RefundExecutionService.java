@@ -18,6 +18,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,8 +30,8 @@ import java.util.stream.Collectors;
 /**
  * Executes refunds at the PSP and records the outcome. No database transaction is open during a PSP call: a claim
  * transaction counts the attempt and leases the refund, the call runs, and one outcome transaction applies what the
- * PSP said (guarded on PENDING, so a second outcome for the same refund changes nothing). A command's success or
- * decline shares its outcome statement with those of other refunds that come at the same time ({@link
+ * PSP said (guarded on PENDING, so a second outcome for the same refund changes nothing). A command's claim, and its
+ * success or decline, share their statements with those of other commands that come at the same time ({@link
  * StatementBatcher}; two of one refund never share one).
  */
 @ApplicationScoped
@@ -52,6 +53,7 @@ public class RefundExecutionService {
     private final RefundsMetrics metrics;
     private final TraceHeaders traceHeaders;
     private final StatementBatcher<RefundSettlement.ByEvent, RefundSettlement.Settled> commandSettlements;
+    private final StatementBatcher<RefundRequested, RefundRepository.CommandClaim> commandClaims;
 
     public RefundExecutionService(
             Pool pool,
@@ -79,6 +81,14 @@ public class RefundExecutionService {
                 null,
                 // a command asks for one refund: this also keeps an event id out of a statement twice
                 byEvent -> byEvent.settlement().refundId());
+        Duration lease = config.sync().lease();
+        this.commandClaims = new StatementBatcher<>(
+                batch -> refunds.claimForCommands(pool, consumer, lease, batch),
+                config.claim().maxBatchSize(),
+                config.claim().statementsInFlight(),
+                metrics.claimBatchSizes(),
+                null,
+                RefundRequested::refundId);
     }
 
     /**
@@ -181,43 +191,32 @@ public class RefundExecutionService {
     }
 
     /**
-     * Claims the refund of a fresh command in one statement, or returns null when there is nothing to execute; fails
-     * with {@link InvalidCommandException} as {@link #pendingFor} does.
+     * Claims the refund of a fresh command in one statement (shared with other commands' claims), or returns null when
+     * there is nothing to execute; fails with {@link InvalidCommandException} as {@link #pendingFor} does.
      */
     private Uni<Refund> claimFor(RefundRequested command) {
-        return refunds.claimForCommand(
-                        pool,
-                        config.consumerName(),
-                        command.eventId(),
-                        command.refundId(),
-                        config.sync().lease(),
-                        command.paymentId(),
-                        command.merchantId(),
-                        command.amount(),
-                        command.currency(),
-                        command.pspChargeReference())
-                .flatMap(claim -> {
-                    Refund found = claim.refund();
-                    if (claim.applied()) {
-                        return Uni.createFrom().nullItem();
-                    }
-                    Uni<Refund> invalid = invalid(command, found);
-                    if (invalid != null) {
-                        return invalid;
-                    }
-                    if (!found.pending()) {
-                        return finalRefund(pool, command, found);
-                    }
-                    if (!claim.claimed()) {
-                        // Not recorded as consumed: the row, not this record, says what is left to do.
-                        Log.infof(
-                                "refund %s not claimed (another claim holds its lease, its retry is not due, or it just"
-                                        + " became final): command %s acknowledged, the pending-refund sync completes it",
-                                found.id(), command.eventId());
-                        return Uni.createFrom().nullItem();
-                    }
-                    return Uni.createFrom().item(found);
-                });
+        return commandClaims.submit(command).flatMap(claim -> {
+            Refund found = claim.refund();
+            if (claim.applied()) {
+                return Uni.createFrom().nullItem();
+            }
+            Uni<Refund> invalid = invalid(command, found);
+            if (invalid != null) {
+                return invalid;
+            }
+            if (!found.pending()) {
+                return finalRefund(pool, command, found);
+            }
+            if (!claim.claimed()) {
+                // Not recorded as consumed: the row, not this record, says what is left to do.
+                Log.infof(
+                        "refund %s not claimed (another claim holds its lease, its retry is not due, or it just"
+                                + " became final): command %s acknowledged, the pending-refund sync completes it",
+                        found.id(), command.eventId());
+                return Uni.createFrom().nullItem();
+            }
+            return Uni.createFrom().item(found);
+        });
     }
 
     /**

@@ -17,8 +17,8 @@ import java.util.function.IntConsumer;
  * Business metrics of refunds-worker (Prometheus names, docs/refunds.md "Metrics"): counters
  * {@code refunds_outcomes_total{outcome}}, {@code refunds_dead_lettered_total{reason}} and
  * {@code refunds_commands_handed_off_total}, the histogram
- * {@code refunds_psp_latency_seconds{call,outcome}}, the summary {@code refunds_outcome_batch_size} (command outcomes
- * per statement), and the gauges {@code refunds_pending},
+ * {@code refunds_psp_latency_seconds{call,outcome}}, the summaries {@code refunds_outcome_batch_size} (command outcomes
+ * per statement) and {@code refunds_claim_batch_size} (command claims per statement), and the gauges {@code refunds_pending},
  * {@code refunds_pending_oldest_age_seconds} and {@code refunds_dlq_records}, refreshed by {@link RefundsGauges}.
  */
 @ApplicationScoped
@@ -76,6 +76,13 @@ public class RefundsMetrics {
     public IntConsumer outcomeBatchSizes() {
         DistributionSummary sizes = DistributionSummary.builder("refunds.outcome.batch.size")
                 .description("Command outcomes (PSP success or decline) per statement")
+                .register(registry);
+        return sizes::record;
+    }
+
+    public IntConsumer claimBatchSizes() {
+        DistributionSummary sizes = DistributionSummary.builder("refunds.claim.batch.size")
+                .description("Command claims per statement")
                 .register(registry);
         return sizes::record;
     }

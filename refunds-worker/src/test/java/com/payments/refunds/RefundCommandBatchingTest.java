@@ -13,6 +13,8 @@ import com.payments.infra.KafkaTestResource;
 import com.payments.infra.PostgresTestResource;
 import com.payments.infra.PspSandboxTestResource;
 import com.payments.refunds.config.RefundsConfig;
+import com.payments.refunds.repository.RefundRepository;
+import com.payments.refunds.repository.RefundRepository.CommandClaim;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
@@ -24,6 +26,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgException;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -37,8 +40,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Concurrent commands' outcomes (a PSP success or decline) share one statement (StatementBatcher around {@link
- * RefundSettlement#settleOnce}); each refund still settles once and each call gets its own answer.
+ * Concurrent commands' claims ({@link RefundRepository#claimForCommands}) and outcomes (a PSP success or decline,
+ * {@link RefundSettlement#settleOnce}) share statements (StatementBatcher); each refund is still claimed and settled
+ * once, and each call gets its own answer.
  */
 @QuarkusTest
 @WithTestResource(value = PostgresTestResource.class, scope = TestResourceScope.GLOBAL)
@@ -47,7 +51,7 @@ import org.junit.jupiter.api.Test;
         value = PspSandboxTestResource.class,
         initArgs = @ResourceArg(name = "psp.timeout-delay", value = "3s"),
         scope = TestResourceScope.GLOBAL)
-class RefundOutcomeBatchingTest {
+class RefundCommandBatchingTest {
     private static final int PAYMENTS = 12;
 
     @Inject
@@ -61,6 +65,9 @@ class RefundOutcomeBatchingTest {
 
     @Inject
     RefundsConfig config;
+
+    @Inject
+    RefundRepository repository;
 
     @ConfigProperty(name = "psp.url")
     String pspUrl;
@@ -149,6 +156,129 @@ class RefundOutcomeBatchingTest {
                 .isEqualTo(1);
         // some statement carried more than one outcome, or this test proved nothing about batching
         assertThat(rowsPerStatementOverOne()).isGreaterThan(batchedBefore);
+    }
+
+    /**
+     * The claim of the first refund waits for its row (locked by the test, as a concurrent writer would), so the claims
+     * of the commands of {@code PAYMENTS} other payments queue behind it and go together once it ends; each refund is
+     * sent to the PSP once and succeeds.
+     */
+    @Test
+    void concurrentClaimsShareStatementsAndEachRefundIsSentOnce() throws Exception {
+        double batchedBefore = claimsPerStatementOverOne();
+        Fixtures.Captured blockerPayment = fx.capture("tok_visa", 5_000);
+        UUID blocker = fx.reserve(blockerPayment, 500);
+        List<RefundRequested> commands = new ArrayList<>();
+        for (int i = 0; i < PAYMENTS; i++) {
+            Fixtures.Captured payment = fx.capture("tok_visa", 5_000);
+            commands.add(fx.command(payment, fx.reserve(payment, 500 + i), 500 + i));
+        }
+
+        CompletableFuture<Void> locked = new CompletableFuture<>();
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> lockHolder = pool.withTransaction(
+                        conn -> conn.preparedQuery("SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE")
+                                .execute(Tuple.of(blocker))
+                                .invoke(() -> locked.complete(null))
+                                .chain(() -> Uni.createFrom().completionStage(release)))
+                .subscribeAsCompletionStage();
+        try {
+            locked.get(Fixtures.WAIT.toSeconds(), TimeUnit.SECONDS);
+            fx.publish(fx.command(blockerPayment, blocker, 500));
+            // the claim statement, by words within the first 1,024 bytes of its text (track_activity_query_size)
+            await().atMost(Fixtures.WAIT)
+                    .until(() -> fx.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                                    + " AND query LIKE '%AS t (event_id, refund_id%'")
+                            >= 1);
+            commands.forEach(command -> fx.publish(command));
+            // the commands reach the consumer and their claims queue behind the waiting one
+            Thread.sleep(1_000);
+            assertThat(commands.stream()
+                            .mapToInt(c -> fx.pspRefundRequests(c.refundId()))
+                            .sum())
+                    .as("PSP requests before the first claim statement ended")
+                    .isZero();
+        } finally {
+            release.complete(null);
+        }
+        lockHolder.get(Fixtures.WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        List<UUID> refunds =
+                new ArrayList<>(commands.stream().map(RefundRequested::refundId).toList());
+        refunds.add(blocker);
+        await().atMost(Fixtures.WAIT)
+                .until(() -> refunds.stream().allMatch(id -> fx.status(id).equals("SUCCEEDED")));
+        for (UUID refund : refunds) {
+            assertThat(fx.pspRefundMovements(refund))
+                    .as("PSP movements of " + refund)
+                    .isEqualTo(1);
+            assertThat(fx.refund(refund).getInteger("attempts"))
+                    .as("attempts of " + refund)
+                    .isEqualTo(1);
+            assertThat(ledgerTransactions(refund))
+                    .as("REFUND ledger transactions of " + refund)
+                    .isEqualTo(1);
+        }
+        // some claim statement carried more than one command, or this test proved nothing about batching
+        assertThat(claimsPerStatementOverOne()).isGreaterThan(batchedBefore);
+    }
+
+    /**
+     * One claim statement of mixed commands answers each in its order and claims only the refund that is PENDING, free
+     * and agrees with its command.
+     */
+    @Test
+    void aClaimStatementAnswersEachCommandInOrder() {
+        Fixtures.Captured payment = fx.capture("tok_visa", 10_000);
+        RefundRequested fresh = fx.command(payment, fx.reserve(payment, 100), 100);
+        RefundRequested appliedBefore = fx.command(payment, fx.reserve(payment, 200), 200);
+        fx.query(
+                "INSERT INTO consumed_events (consumer, event_id) VALUES ($1, $2)",
+                config.consumerName(),
+                appliedBefore.eventId());
+        RefundRequested leased = fx.command(payment, fx.reserve(payment, 300), 300);
+        fx.query("UPDATE refunds SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", leased.refundId());
+        RefundRequested disagreeing = fx.command(payment, fx.reserve(payment, 400), 401);
+        RefundRequested unknown = fx.command(payment, UUID.randomUUID(), 500);
+        RefundRequested alreadyFinal = fx.command(payment, fx.reserve(payment, 600), 600);
+        fx.query("SELECT settle_refund($1, 'SUCCEEDED', 're_final', NULL, 'test', '{}')", alreadyFinal.refundId());
+
+        List<CommandClaim> claims = repository
+                .claimForCommands(
+                        pool,
+                        config.consumerName(),
+                        Duration.ofHours(1),
+                        List.of(fresh, appliedBefore, leased, disagreeing, unknown, alreadyFinal))
+                .await()
+                .atMost(Fixtures.WAIT);
+
+        assertThat(claims).hasSize(6);
+        assertThat(claims.get(0).claimed()).isTrue();
+        assertThat(claims.get(0).refund().id()).isEqualTo(fresh.refundId());
+        assertThat(claims.get(0).refund().attempts()).isEqualTo(1);
+        assertThat(claims.get(1).applied()).isTrue();
+        assertThat(claims.get(1).refund()).isNull();
+        assertThat(claims.get(2).claimed()).isFalse();
+        assertThat(claims.get(2).refund().id()).isEqualTo(leased.refundId());
+        assertThat(claims.get(3).claimed()).isFalse();
+        assertThat(claims.get(3).refund().amount()).isEqualTo(400);
+        assertThat(claims.get(4).refund()).isNull();
+        assertThat(claims.get(4).applied()).isFalse();
+        assertThat(claims.get(5).claimed()).isFalse();
+        assertThat(claims.get(5).refund().status()).isEqualTo("SUCCEEDED");
+        // only the fresh refund was claimed: its attempt counted, its lease taken
+        assertThat(fx.refund(fresh.refundId()).getInteger("attempts")).isEqualTo(1);
+        assertThat(fx.count(
+                        "SELECT count(*) FROM refunds WHERE id = $1 AND next_attempt_at > now() + interval '50 minutes'",
+                        fresh.refundId()))
+                .isEqualTo(1);
+        for (RefundRequested other : List.of(appliedBefore, leased, disagreeing)) {
+            assertThat(fx.refund(other.refundId()).getInteger("attempts")).isZero();
+        }
+        assertThat(fx.count(
+                        "SELECT count(*) FROM refunds WHERE id = $1 AND next_attempt_at IS NULL",
+                        disagreeing.refundId()))
+                .isEqualTo(1);
     }
 
     /** One statement of mixed rows answers each in its order, and changes only what each answer says. */
@@ -289,6 +419,12 @@ class RefundOutcomeBatchingTest {
     /** Outcomes run so far beyond one per statement: grows only when a statement carries several. */
     private double rowsPerStatementOverOne() {
         DistributionSummary sizes = registry.find("refunds.outcome.batch.size").summary();
+        return sizes == null ? 0 : sizes.totalAmount() - sizes.count();
+    }
+
+    /** Claims run so far beyond one per statement: grows only when a statement carries several. */
+    private double claimsPerStatementOverOne() {
+        DistributionSummary sizes = registry.find("refunds.claim.batch.size").summary();
         return sizes == null ? 0 : sizes.totalAmount() - sizes.count();
     }
 }
