@@ -93,22 +93,12 @@ class RefundCommandBatchingTest {
                 "INSERT INTO operations_queue (subject_type, subject_id, reason, details)"
                         + " VALUES ('refund', $1, 'refund_pending_too_long', '{}')",
                 blocker.toString());
-        List<RefundRequested> commands = new ArrayList<>();
-        for (int i = 0; i < PAYMENTS; i++) {
-            Fixtures.Captured payment = fx.capture("tok_visa", 5_000);
-            commands.add(fx.command(payment, fx.reserve(payment, 500 + i), 500 + i));
-        }
+        List<RefundRequested> commands = commandsOfOtherPayments();
 
-        CompletableFuture<Void> locked = new CompletableFuture<>();
         CompletableFuture<Void> release = new CompletableFuture<>();
-        CompletableFuture<Void> lockHolder = pool.withTransaction(
-                        conn -> conn.preparedQuery("SELECT 1 FROM operations_queue WHERE subject_id = $1 FOR UPDATE")
-                                .execute(Tuple.of(blocker.toString()))
-                                .invoke(() -> locked.complete(null))
-                                .chain(() -> Uni.createFrom().completionStage(release)))
-                .subscribeAsCompletionStage();
+        CompletableFuture<Void> lockHolder = holdUntil(
+                release, "SELECT 1 FROM operations_queue WHERE subject_id = $1 FOR UPDATE", blocker.toString());
         try {
-            locked.get(Fixtures.WAIT.toSeconds(), TimeUnit.SECONDS);
             fx.publish(fx.command(blockerPayment, blocker, 500));
             await().atMost(Fixtures.WAIT)
                     .until(() -> fx.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
@@ -168,22 +158,12 @@ class RefundCommandBatchingTest {
         double batchedBefore = claimsPerStatementOverOne();
         Fixtures.Captured blockerPayment = fx.capture("tok_visa", 5_000);
         UUID blocker = fx.reserve(blockerPayment, 500);
-        List<RefundRequested> commands = new ArrayList<>();
-        for (int i = 0; i < PAYMENTS; i++) {
-            Fixtures.Captured payment = fx.capture("tok_visa", 5_000);
-            commands.add(fx.command(payment, fx.reserve(payment, 500 + i), 500 + i));
-        }
+        List<RefundRequested> commands = commandsOfOtherPayments();
 
-        CompletableFuture<Void> locked = new CompletableFuture<>();
         CompletableFuture<Void> release = new CompletableFuture<>();
-        CompletableFuture<Void> lockHolder = pool.withTransaction(
-                        conn -> conn.preparedQuery("SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE")
-                                .execute(Tuple.of(blocker))
-                                .invoke(() -> locked.complete(null))
-                                .chain(() -> Uni.createFrom().completionStage(release)))
-                .subscribeAsCompletionStage();
+        CompletableFuture<Void> lockHolder =
+                holdUntil(release, "SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE", blocker);
         try {
-            locked.get(Fixtures.WAIT.toSeconds(), TimeUnit.SECONDS);
             fx.publish(fx.command(blockerPayment, blocker, 500));
             // the claim statement, by words within the first 1,024 bytes of its text (track_activity_query_size)
             await().atMost(Fixtures.WAIT)
@@ -426,5 +406,31 @@ class RefundCommandBatchingTest {
     private double claimsPerStatementOverOne() {
         DistributionSummary sizes = registry.find("refunds.claim.batch.size").summary();
         return sizes == null ? 0 : sizes.totalAmount() - sizes.count();
+    }
+
+    /** One refund reserved on each of {@code PAYMENTS} new payments, and its command. */
+    private List<RefundRequested> commandsOfOtherPayments() {
+        List<RefundRequested> commands = new ArrayList<>();
+        for (int i = 0; i < PAYMENTS; i++) {
+            Fixtures.Captured payment = fx.capture("tok_visa", 5_000);
+            commands.add(fx.command(payment, fx.reserve(payment, 500 + i), 500 + i));
+        }
+        return commands;
+    }
+
+    /**
+     * Runs {@code lockSql} (a {@code FOR UPDATE} of one row) in a transaction that stays open until {@code release}
+     * completes; returns once the lock is held, with the transaction's end.
+     */
+    private CompletableFuture<Void> holdUntil(CompletableFuture<Void> release, String lockSql, Object key)
+            throws Exception {
+        CompletableFuture<Void> locked = new CompletableFuture<>();
+        CompletableFuture<Void> lockHolder = pool.withTransaction(conn -> conn.preparedQuery(lockSql)
+                        .execute(Tuple.of(key))
+                        .invoke(() -> locked.complete(null))
+                        .chain(() -> Uni.createFrom().completionStage(release)))
+                .subscribeAsCompletionStage();
+        locked.get(Fixtures.WAIT.toSeconds(), TimeUnit.SECONDS);
+        return lockHolder;
     }
 }
