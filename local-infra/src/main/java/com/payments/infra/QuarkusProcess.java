@@ -56,7 +56,7 @@ public final class QuarkusProcess implements AutoCloseable {
      * {@link #freePort()}, for two processes that must know each other's address before either starts).
      */
     public static QuarkusProcess start(String module, String heap, Map<String, String> properties) {
-        return start(module, heap, properties, Duration.ofSeconds(120)); // a loaded 2-core CI machine took over 60 s
+        return start(module, heap, properties, Duration.ofSeconds(180)); // a loaded 2-core CI machine took over 120 s
     }
 
     /** As {@link #start(String, String, Map)}, waiting at most {@code readyWithin} (several JVMs starting at once). */
@@ -174,16 +174,20 @@ public final class QuarkusProcess implements AutoCloseable {
                         .build())
                 .toList();
         long deadline = System.nanoTime() + timeout.toNanos();
+        String lastAnswer = "no answer";
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(module + " exited with " + process.exitValue() + "; see " + log);
+                throw new IllegalStateException(
+                        module + " exited with " + process.exitValue() + "; see " + log + logTail());
             }
             for (HttpRequest request : ready) {
                 try {
-                    if (client.send(request, HttpResponse.BodyHandlers.discarding())
-                                    .statusCode()
-                            == 200) {
+                    HttpResponse<String> answer = client.send(request, HttpResponse.BodyHandlers.ofString());
+                    if (answer.statusCode() == 200) {
                         return;
+                    }
+                    if (answer.statusCode() != 404) { // 404: the port without the health endpoint
+                        lastAnswer = answer.statusCode() + " " + answer.body().replaceAll("\\s+", " ");
                     }
                 } catch (IOException e) {
                     // not listening yet (or no management interface in this module)
@@ -195,7 +199,23 @@ public final class QuarkusProcess implements AutoCloseable {
             sleep(100);
         }
         process.destroyForcibly();
-        throw new IllegalStateException(module + " not ready within " + timeout + "; see " + log);
+        throw new IllegalStateException(module + " not ready within " + timeout + "; readiness last answered "
+                + lastAnswer + "; see " + log + logTail());
+    }
+
+    /** The log's last lines, for a failure message read where the log file is gone (a CI machine). */
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return "; its last lines:\n  "
+                    + String.join(
+                            "\n  ",
+                            lines.subList(Math.max(0, lines.size() - 15), lines.size()).stream()
+                                    .map(line -> line.length() > 400 ? line.substring(0, 400) + "..." : line)
+                                    .toList());
+        } catch (IOException | UncheckedIOException e) {
+            return "";
+        }
     }
 
     /** The native executable that {@code quarkus-artifact.properties} names, or null when the last build made a jar. */
