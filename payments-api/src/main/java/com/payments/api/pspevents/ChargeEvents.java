@@ -41,7 +41,7 @@ class ChargeEvents implements PspEventHandler {
     }
 
     @Override
-    public Uni<Boolean> storeIfSettled(SqlClient client, PspEvent event, String payload) {
+    public Uni<String> storeInOneStatement(SqlClient client, PspEvent event, String payload) {
         UUID paymentId = PspEventItems.uuid(event.paymentId());
         if (paymentId == null) {
             return Uni.createFrom().nullItem();

@@ -24,8 +24,8 @@ public class PspEventDispatcher {
         this.disputes = disputes;
     }
 
-    Uni<Boolean> storeIfSettled(SqlClient client, PspEvent event, String payload) {
-        return handler(event).storeIfSettled(client, event, payload);
+    Uni<String> storeInOneStatement(SqlClient client, PspEvent event, String payload) {
+        return handler(event).storeInOneStatement(client, event, payload);
     }
 
     Uni<String> apply(SqlClient conn, PspEvent event) {

@@ -11,13 +11,17 @@ interface PspEventHandler {
     /** Applies the event in the transaction that stored it; answers the outcome stored with it. */
     Uni<String> apply(SqlClient conn, PspEvent event);
 
+    /** The outcome of an event whose copy was stored before: nothing was applied. */
+    String DUPLICATE = "duplicate";
+
     /**
-     * Before any transaction: stores the event as processed with the outcome {@code no_change}, in one statement and
-     * without an update or a row lock, when its subject is already in the final state the event names (a capture's own
-     * charge.succeeded, docs/capacity.md). True: stored now; false: a copy was stored before; a null item: the event
-     * may change something, so it goes the whole way ({@link #apply}).
+     * Before any transaction: stores the event and does what it asks in one statement, without a transaction block,
+     * when its subject agrees with it: already in the final state the event names (a capture's own charge.succeeded,
+     * docs/capacity.md), stored as processed with the outcome {@code no_change}, no row lock and no update; for a
+     * refund, also PENDING, settled by the same statement. Answers the outcome stored, {@link #DUPLICATE} when a copy
+     * was stored before, or a null item: the event goes the whole way ({@link #apply}).
      */
-    default Uni<Boolean> storeIfSettled(SqlClient client, PspEvent event, String payload) {
+    default Uni<String> storeInOneStatement(SqlClient client, PspEvent event, String payload) {
         return Uni.createFrom().nullItem();
     }
 }

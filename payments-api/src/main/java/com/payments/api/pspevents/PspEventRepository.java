@@ -4,6 +4,7 @@ import com.payments.api.Payment;
 import com.payments.api.common.OutboxRow;
 import com.payments.api.payment.PaymentRepository;
 import com.payments.contracts.SqlResource;
+import com.payments.contracts.sql.RefundSettlement;
 import com.payments.psp.port.PspEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -12,6 +13,7 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.UUID;
 
 /**
@@ -46,41 +48,72 @@ public class PspEventRepository {
                 .replaceWithVoid();
     }
 
-    private static final String STORE_IF_SETTLED = SqlResource.load(PspEventRepository.class, "psp-event-settled.sql");
     private static final String STORE_IF_PAYMENT_SETTLED =
-            STORE_IF_SETTLED.formatted("payments", "coalesce(captured_amount, amount)");
-    private static final String STORE_IF_REFUND_SETTLED = STORE_IF_SETTLED.formatted("refunds", "amount");
+            SqlResource.load(PspEventRepository.class, "psp-event-settled.sql");
+    private static final String STORE_REFUND_EVENT = SqlResource.load(PspEventRepository.class, "psp-refund-event.sql");
 
     /**
      * Stores the event as processed, outcome {@code no_change}, in one statement, when the payment is in the final
-     * {@code status} with the event's money (psp-event-settled.sql). True: stored now; false: a copy was stored
-     * before; a null item: the payment is not so (nothing stored).
+     * {@code status} with the event's money (psp-event-settled.sql). Answers {@code no_change} when stored now,
+     * {@link PspEventHandler#DUPLICATE} when a copy was stored before, a null item when the payment is not so (nothing
+     * stored).
      */
-    public Uni<Boolean> storeIfPaymentSettled(
+    public Uni<String> storeIfPaymentSettled(
             SqlClient client, PspEvent event, String payloadJson, UUID paymentId, String status) {
-        return storeIfSettled(client, STORE_IF_PAYMENT_SETTLED, event, payloadJson, paymentId, status);
-    }
-
-    /** {@link #storeIfPaymentSettled} for a refund in the final {@code status}. */
-    public Uni<Boolean> storeIfRefundSettled(
-            SqlClient client, PspEvent event, String payloadJson, UUID refundId, String status) {
-        return storeIfSettled(client, STORE_IF_REFUND_SETTLED, event, payloadJson, refundId, status);
-    }
-
-    private static Uni<Boolean> storeIfSettled(
-            SqlClient client, String sql, PspEvent event, String payloadJson, UUID subject, String status) {
-        return client.preparedQuery(sql)
+        return client.preparedQuery(STORE_IF_PAYMENT_SETTLED)
                 .execute(Tuple.from(Arrays.asList(
                         event.eventId(),
                         event.providerType(),
                         payloadJson,
-                        subject,
+                        paymentId,
                         status,
                         event.amount() > 0 ? event.amount() : null,
                         event.currency())))
                 .map(rows -> {
                     Row row = rows.iterator().next();
-                    return row.getBoolean("settled") ? row.getBoolean("stored") : null;
+                    if (!row.getBoolean("settled")) {
+                        return null;
+                    }
+                    return row.getBoolean("stored") ? "no_change" : PspEventHandler.DUPLICATE;
+                });
+    }
+
+    /**
+     * The event of a refund's final outcome, in one statement when the refund agrees with it (psp-refund-event.sql):
+     * already so, stored as {@code no_change}; PENDING, stored as {@code applied} and settled as {@code settlement}
+     * says. Answers the outcome stored, {@link PspEventHandler#DUPLICATE} when a copy was stored before, a null item
+     * when the refund does not agree (nothing stored or changed).
+     */
+    public Uni<String> storeRefundEvent(
+            SqlClient client, PspEvent event, String payloadJson, RefundSettlement settlement) {
+        return client.preparedQuery(STORE_REFUND_EVENT)
+                .execute(Tuple.from(Arrays.asList(
+                        event.eventId(),
+                        event.providerType(),
+                        payloadJson,
+                        settlement.refundId(),
+                        settlement.status(),
+                        event.amount() > 0 ? event.amount() : null,
+                        event.currency(),
+                        settlement.pspReference(),
+                        settlement.failureCode(),
+                        settlement.actor(),
+                        new JsonObject(new HashMap<>(settlement.headers())).encode())))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    if (!row.getBoolean("agrees")) {
+                        return null;
+                    }
+                    String outcome = row.getString("outcome");
+                    if (outcome == null) {
+                        return PspEventHandler.DUPLICATE;
+                    }
+                    if (outcome.equals("applied") && !Boolean.TRUE.equals(row.getBoolean("settled"))) {
+                        // cannot happen: the statement held the PENDING refund's lock
+                        throw new IllegalStateException(
+                                "refund " + settlement.refundId() + " stored as applied but not settled");
+                    }
+                    return outcome;
                 });
     }
 

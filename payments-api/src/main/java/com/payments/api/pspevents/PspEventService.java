@@ -11,9 +11,9 @@ import java.util.function.Function;
 
 /**
  * PSP webhooks (docs/resolver.md, docs/stripe.md): {@link PspEventVerifier} checks the delivery (refused, nothing
- * stored). An event about a subject already in the final state it names is stored as {@code no_change} in one
- * statement; any other is stored once by id and applied as a hint through the state machines by the handler of its
- * kind ({@link PspEventDispatcher}), in one transaction. Never backwards: an event that contradicts a final state opens
+ * stored). An event whose subject agrees with it (already in the final state it names; a refund also PENDING) is
+ * stored, and applied, in one statement; any other is stored once by id and applied as a hint through the state
+ * machines by the handler of its kind ({@link PspEventDispatcher}), in one transaction. Never backwards: an event that contradicts a final state opens
  * an operations item and changes no money.
  */
 @ApplicationScoped
@@ -51,13 +51,10 @@ public class PspEventService {
         PspEvent event = verifier.verify(provider, body, header);
         String payload = new String(body, StandardCharsets.UTF_8);
         return dispatcher
-                .storeIfSettled(pool, event, payload)
-                .flatMap(stored -> stored != null
+                .storeInOneStatement(pool, event, payload)
+                .flatMap(outcome -> outcome != null
                         ? Uni.createFrom()
-                                .item(
-                                        stored
-                                                ? new Receipt(event.eventId(), false, "no_change")
-                                                : new Receipt(event.eventId(), true, "duplicate"))
+                                .item(new Receipt(event.eventId(), outcome.equals(PspEventHandler.DUPLICATE), outcome))
                         : storeAndApply(event, payload))
                 .invoke(receipt -> {
                     metrics.webhook(receipt.outcome());
@@ -69,7 +66,7 @@ public class PspEventService {
     private Uni<Receipt> storeAndApply(PspEvent event, String payload) {
         return pool.withTransaction(conn -> events.insert(conn, event.eventId(), event.providerType(), payload)
                 .flatMap(stored -> !stored
-                        ? Uni.createFrom().item(new Receipt(event.eventId(), true, "duplicate"))
+                        ? Uni.createFrom().item(new Receipt(event.eventId(), true, PspEventHandler.DUPLICATE))
                         : dispatcher.apply(conn, event).flatMap(outcome -> events.processed(
                                         conn, event.eventId(), outcome)
                                 .replaceWith(new Receipt(event.eventId(), false, outcome)))));

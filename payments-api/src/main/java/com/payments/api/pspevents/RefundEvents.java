@@ -30,13 +30,17 @@ class RefundEvents implements PspEventHandler {
     }
 
     @Override
-    public Uni<Boolean> storeIfSettled(SqlClient client, PspEvent event, String payload) {
+    public Uni<String> storeInOneStatement(SqlClient client, PspEvent event, String payload) {
         UUID refundId = PspEventItems.uuid(event.refundId());
         if (refundId == null) {
             return Uni.createFrom().nullItem();
         }
-        String status = event.type() == PspEvent.Type.REFUND_SUCCEEDED ? "SUCCEEDED" : "FAILED";
-        return events.storeIfRefundSettled(client, event, payload, refundId, status);
+        return events.storeRefundEvent(client, event, payload, settlement(refundId, event))
+                .invoke(outcome -> {
+                    if ("applied".equals(outcome)) {
+                        Log.infof("Webhook %s: refund %s PENDING -> %s", event.eventId(), refundId, status(event));
+                    }
+                });
     }
 
     @Override
@@ -76,19 +80,26 @@ class RefundEvents implements PspEventHandler {
                                         : "webhook_refund_failed_after_succeeded",
                                 refundDetails(refund));
             }
-            String status = succeeded ? "SUCCEEDED" : "FAILED";
-            String failureCode = succeeded ? null : (event.code() != null ? event.code() : "psp_refund_failed");
-            String pspReference = succeeded ? event.pspObjectId() : null;
-            return new RefundSettlement(refund.id(), status, pspReference, failureCode, ACTOR, traceHeaders.current())
-                    .settle(conn)
-                    .map(settled -> {
-                        if (!settled) {
-                            return "no_change";
-                        }
-                        Log.infof("Webhook %s: refund %s PENDING -> %s", event.eventId(), refund.id(), status);
-                        return "applied";
-                    });
+            return settlement(refund.id(), event).settle(conn).map(settled -> {
+                if (!settled) {
+                    return "no_change";
+                }
+                Log.infof("Webhook %s: refund %s PENDING -> %s", event.eventId(), refund.id(), status(event));
+                return "applied";
+            });
         });
+    }
+
+    /** The refund's settlement the event asks for. */
+    private RefundSettlement settlement(UUID refundId, PspEvent event) {
+        boolean succeeded = event.type() == PspEvent.Type.REFUND_SUCCEEDED;
+        String failureCode = succeeded ? null : (event.code() != null ? event.code() : "psp_refund_failed");
+        String pspReference = succeeded ? event.pspObjectId() : null;
+        return new RefundSettlement(refundId, status(event), pspReference, failureCode, ACTOR, traceHeaders.current());
+    }
+
+    private static String status(PspEvent event) {
+        return event.type() == PspEvent.Type.REFUND_SUCCEEDED ? "SUCCEEDED" : "FAILED";
     }
 
     private ObjectNode refundDetails(PspEventRepository.LockedRefund refund) {
