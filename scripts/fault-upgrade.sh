@@ -11,6 +11,7 @@
 #   scripts/fault-upgrade.sh                 the scenario (CI runs it: scripts/fault-suite.sh upgrade)
 #   scripts/fault-upgrade.sh --bad-migration the same with scripts/fault-upgrade/bad/*.sql added after HEAD's
 #                                            migrations (a rename of a column the previous release writes): must fail
+#   scripts/fault-upgrade.sh --build-release only build the previous release (CI builds it while its tests run)
 #   env: PREVIOUS_RELEASE (a version of RELEASES; default the newest one whose commit is not HEAD), LOAD_SECONDS (mixed
 #        traffic through both versions, 20), KEEP=1 (keep the results), UPGRADE_RUN_DIR (.local/upgrade/run: state and
 #        logs of the run), UPGRADE_PORT_BASE (27000: old
@@ -50,8 +51,9 @@ if [[ ${1:-} == events || ${1:-} == recon ]]; then
   exec "$JAVA" -jar "${RECON_APP:?}/quarkus-run.jar" "${@:2}"
 fi
 
-BAD=0
+BAD=0 BUILD_ONLY=0
 [[ ${1:-} == --bad-migration ]] && BAD=1
+[[ ${1:-} == --build-release ]] && BUILD_ONLY=1
 LOAD_SECONDS=${LOAD_SECONDS:-20}
 START=$SECONDS
 say() { printf '[upgrade %4ds] %s\n' $((SECONDS - START)) "$*"; }
@@ -94,6 +96,7 @@ if [[ ! -f $OLD/complete ]]; then
   rm -rf "$src"
   say "release $VERSION built"
 fi
+((BUILD_ONLY)) && exit 0
 
 for m in "${SERVICES[@]}" psp-sandbox; do
   [[ -f $m/target/quarkus-app/quarkus-run.jar ]] || die "$m is not built: ./mvnw -B package -DskipTests first"

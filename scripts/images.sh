@@ -10,6 +10,7 @@
 #   SKIP_BUILD=1                 use the jars and SBOMs in <module>/target as they are (no ./mvnw package)
 #   MODULES="m1 m2"              only these modules' images (e.g. one service changed under a played stack)
 #   REBUILD_BASE=1               make the base images again (e.g. for Debian's security updates)
+#   BASES_ONLY=1                 only make the two base images (CI makes them while its tests run)
 #
 # Bases: REPO/base-jvm:<hash> (Debian bookworm minbase + openjdk-17-jre-headless + run-java.sh) and
 # REPO/base-native:<hash> (minbase + ca-certificates), made with mmdebstrap once per content hash of
@@ -82,6 +83,13 @@ runtime_base() {
   rm -rf "$context"
   echo "$image"
 }
+
+if [[ -n ${BASES_ONLY:-} ]]; then
+  base native >/dev/null & native_base_pid=$!
+  base jvm >/dev/null
+  wait "$native_base_pid" || die "making the native base failed"
+  exit 0
+fi
 
 native() { [[ ${NATIVE:-} == 1 || ",${NATIVE:-}," == *",$1,"* ]]; }
 executable() { compgen -G "$ROOT/$1/target/*-runner" | head -n 1; }
