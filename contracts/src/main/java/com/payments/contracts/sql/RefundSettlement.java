@@ -117,7 +117,8 @@ public record RefundSettlement(
         return Tuple.from(Arrays.asList(refundId, status, pspReference, failureCode, actor, headersJson()));
     }
 
-    private JsonObject headersJson() {
+    /** The trace headers as {@code settle_refund}'s jsonb argument. */
+    public JsonObject headersJson() {
         return new JsonObject(new HashMap<>(headers));
     }
 }

@@ -13,7 +13,6 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.UUID;
 
 /**
@@ -98,7 +97,7 @@ public class PspEventRepository {
                         settlement.pspReference(),
                         settlement.failureCode(),
                         settlement.actor(),
-                        new JsonObject(new HashMap<>(settlement.headers())).encode())))
+                        settlement.headersJson().encode())))
                 .map(rows -> {
                     Row row = rows.iterator().next();
                     if (!row.getBoolean("agrees")) {

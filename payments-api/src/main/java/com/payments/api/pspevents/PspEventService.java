@@ -13,8 +13,8 @@ import java.util.function.Function;
  * PSP webhooks (docs/resolver.md, docs/stripe.md): {@link PspEventVerifier} checks the delivery (refused, nothing
  * stored). An event whose subject agrees with it (already in the final state it names; a refund also PENDING) is
  * stored, and applied, in one statement; any other is stored once by id and applied as a hint through the state
- * machines by the handler of its kind ({@link PspEventDispatcher}), in one transaction. Never backwards: an event that contradicts a final state opens
- * an operations item and changes no money.
+ * machines by the handler of its kind ({@link PspEventDispatcher}), in one transaction. Never backwards: an event
+ * that contradicts a final state opens an operations item and changes no money.
  */
 @ApplicationScoped
 public class PspEventService {

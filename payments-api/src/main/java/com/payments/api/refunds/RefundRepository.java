@@ -72,8 +72,8 @@ public class RefundRepository {
      * reservation: adds {@code amount} to refunded_amount only on this merchant's CAPTURED payment and only if the
      * total stays within the captured amount (the row lock serializes concurrent reservations of one payment; each
      * re-checks the condition on the committed value); then the PENDING refund, its {@code refund-commands} outbox
-     * row (key = payment id, through {@code enqueue_events}) and the merchant's idempotency key, stored completed with the 202 answer. Answers, in
-     * order, whether each was reserved (false: nothing of it written). Two reservations of one payment must not share
+     * row (key = payment id, through {@code enqueue_events}) and the merchant's idempotency key, stored completed
+     * with the 202 answer. Answers, in order, whether each was reserved (false: nothing of it written). Two reservations of one payment must not share
      * a statement (an UPDATE changes a row once). A key taken meanwhile by a concurrent request fails the statement
      * with a unique violation of {@code idempotency_keys_pkey} and rolls all of it back.
      */
