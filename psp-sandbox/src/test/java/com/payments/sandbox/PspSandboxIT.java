@@ -75,8 +75,14 @@ class PspSandboxIT {
                 .body("error.code", equalTo("card_data_rejected"));
     }
 
+    /**
+     * The charge's line is in the file of its UTC day or, when it came within {@code psp.settlement.cutoff-window}
+     * (default 5 min) of midnight, in the next day's (docs/psp-sandbox.md): in exactly one of them. Looking only at
+     * today's file failed every run in the last minutes of a UTC day (a README check on 2026-12-06 at 23:59:56 did).
+     */
     @Test
-    void refundsNeverExceedTheChargeAndTheChargeIsInTodaysSettlementFile() {
+    void refundsNeverExceedTheChargeAndTheChargeIsInItsSettlementDaysFile() {
+        LocalDate day = LocalDate.now(ZoneOffset.UTC);
         String reference = unique("pay");
         String chargeId = charge(reference, 3000, "tok_visa")
                 .then()
@@ -89,12 +95,16 @@ class PspSandboxIT {
                 .statusCode(422)
                 .body("error.code", equalTo("amount_exceeds_refundable"));
 
-        String today = LocalDate.now(ZoneOffset.UTC).toString();
-        given().get("/v1/settlements/" + today + ".csv")
-                .then()
-                .statusCode(200)
-                .contentType(containsString("text/csv"))
-                .body(containsString(chargeId));
+        List<Boolean> inFile = List.of(day, day.plusDays(1)).stream()
+                .map(date -> given().get("/v1/settlements/" + date + ".csv")
+                        .then()
+                        .statusCode(200)
+                        .contentType(containsString("text/csv"))
+                        .extract()
+                        .asString()
+                        .contains(chargeId))
+                .toList();
+        assertTrue(inFile.get(0) ^ inFile.get(1), "in the file of " + day + " or of the next day, once: " + inFile);
     }
 
     @Test
