@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.smallrye.mutiny.subscription.UniEmitter;
+import io.smallrye.mutiny.subscription.UniSubscription;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -73,6 +75,7 @@ public final class PspConcurrencyLimit {
     private static final int WAITING = 0;
     private static final int GRANTED = 1;
     private static final int CANCELLED = 2;
+    private static final Object GONE = new Object();
 
     private final Limit limit;
     private final PspLimitSettings settings;
@@ -127,13 +130,36 @@ public final class PspConcurrencyLimit {
      * lost connection) cuts the limit as a failure does. A decline is no PSP error.
      */
     public <T> Uni<T> run(Supplier<Uni<T>> call, Predicate<? super T> pspError) {
-        return acquire().onItem().transformToUni(permit -> {
-            permit.started = true;
-            return call.get()
-                    .onTermination()
-                    .invoke((item, failure, cancelled) ->
-                            release(permit, cancelled ? null : failure != null || pspError.test(item)));
-        });
+        return Uni.createFrom().deferred(() -> permitted(call, pspError));
+    }
+
+    /** One subscription's call under a permit. */
+    private <T> Uni<T> permitted(Supplier<Uni<T>> call, Predicate<? super T> pspError) {
+        // the call's subscription, or GONE once its caller cancelled: a caller that cancels after the permit came but
+        // before the call was subscribed would not reach the call (transformToUni has no inner subscription to cancel
+        // yet), and the call would hold its permit until it ends on its own
+        AtomicReference<Object> subscription = new AtomicReference<>();
+        return acquire()
+                .onItem()
+                .transformToUni(permit -> {
+                    permit.started = true;
+                    return call.get()
+                            .onTermination()
+                            .invoke((item, failure, cancelled) ->
+                                    release(permit, cancelled ? null : failure != null || pspError.test(item)))
+                            .onSubscription()
+                            .invoke(started -> {
+                                if (!subscription.compareAndSet(null, started)) {
+                                    started.cancel();
+                                }
+                            });
+                })
+                .onCancellation()
+                .invoke(() -> {
+                    if (subscription.getAndSet(GONE) instanceof UniSubscription started) {
+                        started.cancel();
+                    }
+                });
     }
 
     private Uni<Permit> acquire() {
@@ -188,7 +214,7 @@ public final class PspConcurrencyLimit {
             return;
         }
         Permit permit = waiter.permit;
-        if (permit != null && !permit.started) {
+        if (waiter.state.get() == GRANTED && !permit.started) {
             // Cancelled between the grant and the start of its call: the permit was never used.
             release(permit, null);
         }
@@ -207,8 +233,10 @@ public final class PspConcurrencyLimit {
             inFlight--;
             while (!waiting.isEmpty() && inFlight < limit.getLimit()) {
                 Waiter next = waiting.pollFirst();
+                // the permit before the state: a cancellation that sees GRANTED must find the permit to give back
+                next.permit = new Permit(inFlight + 1);
                 if (next.state.compareAndSet(WAITING, GRANTED)) {
-                    next.permit = grant();
+                    inFlight++;
                     starting.add(next);
                 }
             }
