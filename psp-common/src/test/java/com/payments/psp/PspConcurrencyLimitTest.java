@@ -157,8 +157,8 @@ class PspConcurrencyLimitTest {
      * connections at the end of a run. That says nothing about the PSP: the limit neither falls nor rises. Counted as
      * drops, they cut it in a cascade (here from 200 to 84 and to 117 in two runs of the old code; in the 1 s benchmark
      * from 2,048 to 16). Repeated: a caller that goes away just as its permit comes is a race, and two of them leaked
-     * the permit (11 runs in 3,000 under CPU load, 2026-12-07; one failed CI): it was granted but not yet on the waiter,
-     * or on the call not yet subscribed.
+     * the permit (11 runs in 3,000 under CPU load, 2026-12-07; one failed CI): it was granted but not yet on the
+     * waiter, or on the call not yet subscribed.
      */
     @RepeatedTest(50)
     void cancelledCallsNeitherCutNorRaiseTheLimit() throws Exception {
