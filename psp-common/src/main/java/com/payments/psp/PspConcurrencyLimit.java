@@ -30,7 +30,9 @@ import java.util.function.Supplier;
  * they cut once, as TCP cuts once per window: a failed call that started before the last cut does not cut again. A
  * call cancelled because its caller went away is no sample at all: when a load generator closes its connections at
  * the end of a run, thousands of calls are cancelled at once, and counting them as drops cut the limit from 2,048 to
- * 16 in a cascade (each freed permit went to a waiting call whose caller was gone too, which then cut again).
+ * 16 in a cascade (each freed permit went to a waiting call whose caller was gone too, which then cut again). Nor is
+ * a failure the caller says tells nothing of the PSP, such as its circuit breaker's refusal ({@link #run(Supplier,
+ * Predicate, Predicate)}).
  *
  * <p>A call over the limit waits, without a thread and first come first served, until a call ends; it fails with
  * {@link PspSaturatedException} (never sent) when its wait passes {@link PspLimitSettings#maxWait()} or when {@link
@@ -130,11 +132,23 @@ public final class PspConcurrencyLimit {
      * lost connection) cuts the limit as a failure does. A decline is no PSP error.
      */
     public <T> Uni<T> run(Supplier<Uni<T>> call, Predicate<? super T> pspError) {
-        return Uni.createFrom().deferred(() -> permitted(call, pspError));
+        return run(call, pspError, failure -> false);
+    }
+
+    /**
+     * As {@link #run(Supplier, Predicate)}, for a caller whose call also fails when the PSP did not: a failure for
+     * which {@code noSample} holds neither cuts nor raises the limit, as a cancelled call does. A circuit breaker that
+     * refuses the call is one: it fails at once, so each refusal started after the last cut, and counted as drops a
+     * few seconds of refusals cut the limit to its floor (docs/benchmarks.md, 2026-12-07). A PSP answer that the
+     * caller turns into a failure (a charge the PSP holds unfinished) is another.
+     */
+    public <T> Uni<T> run(Supplier<Uni<T>> call, Predicate<? super T> pspError, Predicate<? super Throwable> noSample) {
+        return Uni.createFrom().deferred(() -> permitted(call, pspError, noSample));
     }
 
     /** One subscription's call under a permit. */
-    private <T> Uni<T> permitted(Supplier<Uni<T>> call, Predicate<? super T> pspError) {
+    private <T> Uni<T> permitted(
+            Supplier<Uni<T>> call, Predicate<? super T> pspError, Predicate<? super Throwable> noSample) {
         // the call's subscription, or GONE once its caller cancelled: a caller that cancels after the permit came but
         // before the call was subscribed would not reach the call (transformToUni has no inner subscription to cancel
         // yet), and the call would hold its permit until it ends on its own
@@ -145,8 +159,11 @@ public final class PspConcurrencyLimit {
                     permit.started = true;
                     return call.get()
                             .onTermination()
-                            .invoke((item, failure, cancelled) ->
-                                    release(permit, cancelled ? null : failure != null || pspError.test(item)))
+                            .invoke((item, failure, cancelled) -> release(
+                                    permit,
+                                    cancelled || failure != null && noSample.test(failure)
+                                            ? null
+                                            : failure != null || pspError.test(item)))
                             .onSubscription()
                             .invoke(started -> {
                                 if (!subscription.compareAndSet(null, started)) {

@@ -1,6 +1,7 @@
 package com.payments.psp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.mutiny.Uni;
@@ -150,6 +151,27 @@ class PspConcurrencyLimitTest {
                 .atMost(Duration.ofSeconds(5));
         assertThat(answer).isEqualTo("http_503");
         assertThat(errors.limit()).isLessThan(200);
+    }
+
+    /**
+     * Failures the caller says tell nothing of the PSP (its circuit breaker's refusals) neither cut nor raise the
+     * limit, one after the other as a breaker refuses them, while the PSP's own failures still cut it.
+     */
+    @Test
+    void failuresTheCallerMarksAsNoSampleLeaveTheLimit() {
+        PspConcurrencyLimit limit = limitFrom(200);
+        IllegalStateException refused = new IllegalStateException("circuit open");
+        for (int i = 0; i < 30; i++) {
+            Uni<String> call = limit.run(() -> Uni.createFrom().failure(refused), item -> false, refused::equals);
+            assertThatThrownBy(() -> call.await().atMost(Duration.ofSeconds(5))).isSameAs(refused);
+        }
+        assertThat(limit.limit()).isEqualTo(200);
+        assertThat(limit.inFlight()).isZero();
+
+        Uni<String> timedOut =
+                limit.run(() -> Uni.createFrom().failure(new TimeoutException()), item -> false, refused::equals);
+        assertThatThrownBy(() -> timedOut.await().atMost(Duration.ofSeconds(5)));
+        assertThat(limit.limit()).isEqualTo(180);
     }
 
     /**
