@@ -107,11 +107,12 @@ sql "VACUUM ANALYZE"
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # This run's PostgreSQL server only (other servers may run on the machine): the postmaster's CPU with that of its
-# ended children, plus its live children's
+# ended children, plus its live children's. (A process may end between the glob and its read: cat goes on, where mawk
+# would stop the script with no output.)
 PG_POSTMASTER=$(head -n 1 "$(sql "SHOW data_directory")/postmaster.pid")
 pg_ticks() {
-  awk -v pm="$PG_POSTMASTER" '$1 == pm {s += $14 + $15 + $16 + $17} $4 == pm {s += $14 + $15} END {print s + 0}' \
-    /proc/[0-9]*/stat 2>/dev/null
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } |
+    awk -v pm="$PG_POSTMASTER" '$1 == pm {s += $14 + $15 + $16 + $17} $4 == pm {s += $14 + $15} END {print s + 0}'
 }
 # reserve PREFIX PAYMENT_FILE COUNT: one refund on each of the COUNT payments of the file, at this run's RATE (or
 # 16 connections), the refunds' Idempotency-Keys starting with PREFIX
