@@ -23,9 +23,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The worker's statements on one refund read that refund, not the PENDING backlog (V103): with the statistics of
  * {@code refunds} taken while nothing was PENDING (autovacuum after a burst was executed) and then a backlog of {@value #BACKLOG}
- * PENDING refunds, the claim (refund-command-claim.sql, here of three commands) and {@code settle_refund} read index
- * entries of the primary key only, and never scan the table. Before V103 their generic plans walked the partial index
- * of every PENDING refund with the id as a filter (3.5 ms per claim at a backlog of 4,000 in bench/refund-execution.sh).
+ * PENDING refunds, the claim (refund-command-claim.sql, here of three commands), {@code settle_refund} and the hand-off
+ * (refund-schedule-now.sql) read index entries of the primary key only, and never scan the table. Before V103 the
+ * claim's generic plan walked the partial index of every PENDING refund with the id as a filter (3.5 ms per claim at a
+ * backlog of 4,000 in bench/refund-execution.sh); the hand-off's {@code next_attempt_at IS NULL} walked V30's index of
+ * the unscheduled ones (1,000 entries here).
  * Measured by the index entries and scanned rows PostgreSQL counts ({@code pg_stat_user_indexes.idx_tup_read}, {@code
  * pg_stat_user_tables.seq_tup_read}), not by time.
  */
@@ -124,6 +126,21 @@ class PendingRefundLookupTest {
                 .isEqualTo("t"));
         assertThat(read)
                 .as("index entries of PENDING refunds read by one settle_refund")
+                .isLessThan(10);
+    }
+
+    @Test
+    void theHandOffReadsOneRefund() throws Exception {
+        String refund = pendingRefund();
+        String scheduleNow = resource("/sql/refund-schedule-now.sql");
+        long read = backlogEntriesRead(c -> {
+            try (PreparedStatement st = c.prepareStatement(scheduleNow)) {
+                st.setObject(1, UUID.fromString(refund));
+                assertThat(st.executeUpdate()).isEqualTo(1);
+            }
+        });
+        assertThat(read)
+                .as("index entries of PENDING refunds read, or rows of a scan of refunds, by one hand-off")
                 .isLessThan(10);
     }
 

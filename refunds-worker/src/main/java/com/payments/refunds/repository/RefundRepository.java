@@ -22,6 +22,7 @@ import java.util.function.IntFunction;
 public class RefundRepository {
     private static final String CLAIM_FOR_COMMANDS =
             SqlResource.load(RefundRepository.class, "refund-command-claim.sql");
+    private static final String SCHEDULE_NOW = SqlResource.load(RefundRepository.class, "refund-schedule-now.sql");
 
     /** Whether a rescheduled refund is past its escalation deadline. */
     public record Rescheduled(int attempts, boolean overdue) {}
@@ -133,10 +134,7 @@ public class RefundRepository {
      * refund under a lease or with a retry scheduled keeps its time. Returns whether it changed the row.
      */
     public Uni<Boolean> scheduleNow(SqlClient client, UUID refundId) {
-        return client.preparedQuery(
-                        """
-                        UPDATE refunds SET next_attempt_at = now()
-                         WHERE id = $1 AND status = 'PENDING' AND next_attempt_at IS NULL""")
+        return client.preparedQuery(SCHEDULE_NOW)
                 .execute(Tuple.of(refundId))
                 .map(rows -> rows.rowCount() == 1);
     }
