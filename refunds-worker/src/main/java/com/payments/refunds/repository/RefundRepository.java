@@ -134,9 +134,7 @@ public class RefundRepository {
      * refund under a lease or with a retry scheduled keeps its time. Returns whether it changed the row.
      */
     public Uni<Boolean> scheduleNow(SqlClient client, UUID refundId) {
-        return client.preparedQuery(SCHEDULE_NOW)
-                .execute(Tuple.of(refundId))
-                .map(rows -> rows.rowCount() == 1);
+        return client.preparedQuery(SCHEDULE_NOW).execute(Tuple.of(refundId)).map(rows -> rows.rowCount() == 1);
     }
 
     /**
