@@ -1,8 +1,8 @@
 -- wrk script: one refund of 1 minor unit per captured payment (POST /v1/payments/{id}/refunds, unique
 -- Idempotency-Key), the payments taken in turn from a file (one id per line) and split between the threads; once the
--- file is used up, each connection asks /q/health/live once a second until wrk's duration ends (as fast as it could, those
--- requests took about half of both cores from the refunds being executed). With a rate > 0 the threads pace themselves
--- (one connection each) so that together they send about that many reservations per second.
+-- file is used up, each connection asks /q/health/live once a second until wrk's duration ends (as fast as it could,
+-- those requests took about half of both cores from the refunds being executed). With a rate > 0 the threads pace
+-- themselves (one connection each) so that together they send about that many reservations per second.
 -- Args: <api key> <run prefix> <payment id file> <threads> <rate per second, 0 = as fast as possible>
 local ffi = require("ffi")
 ffi.cdef [[
@@ -30,8 +30,13 @@ function init(args)
   interval = rate > 0 and threads * 1000 / rate or 0
 end
 
+-- the line of the file this thread's next reservation takes
+local function next_line()
+  return sent * threads + tid
+end
+
 function delay()
-  if sent * threads + tid > #payments then
+  if next_line() > #payments then
     return 1000
   end
   if interval == 0 then
@@ -52,7 +57,7 @@ function request()
   if start == nil then
     start = now_ms()
   end
-  local i = sent * threads + tid
+  local i = next_line()
   sent = sent + 1
   if i > #payments then
     return wrk.format("GET", "/q/health/live")
