@@ -47,7 +47,7 @@ public final class OutboxRepository {
     }
 
     public Uni<Boolean> hasUnsent(SqlClient client) {
-        return client.query("SELECT EXISTS (SELECT 1 FROM outbox WHERE sent_at IS NULL) AS pending")
+        return client.preparedQuery("SELECT EXISTS (SELECT 1 FROM outbox WHERE sent_at IS NULL) AS pending")
                 .execute()
                 .map(rows -> rows.iterator().next().getBoolean("pending"));
     }

@@ -50,13 +50,17 @@ public class RelayService {
         this.connectOptions = connectOptions(url, user, password, config.keepalive());
     }
 
-    /** Options of the control connection, from the same settings as the application's pool. */
+    /**
+     * Options of the control connection, from the same settings as the application's pool. Its statements (the read of
+     * each batch, the fence and the last look of each wake-up) are prepared once, not parsed and planned each time.
+     */
     public static PgConnectOptions connectOptions(
             String url, Optional<String> user, Optional<String> password, RelayConfig.Keepalive keepalive) {
         PgConnectOptions options =
                 PgConnectOptions.fromUri(url.startsWith("vertx-reactive:") ? url.substring(15) : url);
         user.ifPresent(options::setUser);
         password.ifPresent(options::setPassword);
+        options.setCachePreparedStatements(true);
         return RelayPoolCreator.withKeepalive(options, keepalive);
     }
 

@@ -226,11 +226,11 @@ public final class RelayWorker {
             return;
         }
         wake.drainPermits(); // every writer that reads the flag from here on notifies
-        connection.query(SLEEP_SQL).execute().await().atMost(CONTROL_TIMEOUT);
+        connection.preparedQuery(SLEEP_SQL).execute().await().atMost(CONTROL_TIMEOUT);
         if (!repository.hasUnsent(connection).await().atMost(CONTROL_TIMEOUT)) {
             wake.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
         }
-        connection.query(WAKE_SQL).execute().await().atMost(CONTROL_TIMEOUT);
+        connection.preparedQuery(WAKE_SQL).execute().await().atMost(CONTROL_TIMEOUT);
     }
 
     /** The rows of the last published batch while their mark runs; the next read skips them. */
