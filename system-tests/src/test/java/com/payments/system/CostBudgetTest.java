@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The cost budget of the three hot operations (docs/capacity.md, "Cost budget per operation"): {@value #N} captures,
  * {@value #N} refund reservations and {@value #N} refund executions against the packaged payments-api (sandbox
- * webhooks on), outbox-relay and refunds-worker, counted with PostgreSQL's own counters: statements
+ * webhooks on), outbox-relay and refunds-worker, counted with PostgreSQL's own counters: statements and plans
  * (pg_stat_statements), row writes by table (pg_stat_user_tables), commits (pg_stat_database) and WAL bytes
  * (pg_current_wal_lsn). None of them depends on the machine's speed or load, so the test fails when an operation costs
  * more than the budget table in docs/capacity.md allows, and never because the machine is slow.
@@ -229,7 +229,7 @@ class CostBudgetTest {
     // --- counters ---------------------------------------------------------------------------------------------------
 
     /** What PostgreSQL counted for the services' database up to a moment; row writes by "table inserts" etc. */
-    record Counters(long statements, long nested, long commits, long walBytes, Map<String, Long> writes) {
+    record Counters(long statements, long nested, long plans, long commits, long walBytes, Map<String, Long> writes) {
 
         Counters minus(Counters earlier) {
             Map<String, Long> delta = new TreeMap<>();
@@ -242,6 +242,7 @@ class CostBudgetTest {
             return new Counters(
                     statements - earlier.statements,
                     nested - earlier.nested,
+                    plans - earlier.plans,
                     commits - earlier.commits,
                     walBytes - earlier.walBytes,
                     delta);
@@ -251,6 +252,7 @@ class CostBudgetTest {
             Map<String, Double> out = new LinkedHashMap<>();
             out.put("statements", (double) statements / operations);
             out.put("statements in functions", (double) nested / operations);
+            out.put("plans", (double) plans / operations);
             out.put("commits", (double) commits / operations);
             out.put("WAL bytes", (double) walBytes / operations);
             writes.forEach((key, value) -> out.put(key, (double) value / operations));
@@ -280,6 +282,7 @@ class CostBudgetTest {
                     .setServerConfig("synchronous_commit", "off")
                     .setServerConfig("shared_preload_libraries", "pg_stat_statements")
                     .setServerConfig("pg_stat_statements.track", "all")
+                    .setServerConfig("pg_stat_statements.track_planning", "on")
                     .setServerConfig("pg_stat_statements.max", "10000")
                     .setServerConfig("autovacuum", "off")
                     .setServerConfig("full_page_writes", "off")
@@ -318,6 +321,7 @@ class CostBudgetTest {
         Counters counters() throws SQLException {
             long statements;
             long nested;
+            long plans;
             long commits;
             long wal;
             try (Connection admin = server.getPostgresDatabase().getConnection();
@@ -325,7 +329,8 @@ class CostBudgetTest {
                 try (ResultSet row = sql.executeQuery(
                         """
                         SELECT coalesce(sum(calls) FILTER (WHERE toplevel), 0),
-                               coalesce(sum(calls) FILTER (WHERE NOT toplevel), 0)
+                               coalesce(sum(calls) FILTER (WHERE NOT toplevel), 0),
+                               coalesce(sum(plans), 0)
                           FROM pg_stat_statements
                          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '%s')
                            AND userid = (SELECT oid FROM pg_roles WHERE rolname = '%s')"""
@@ -333,6 +338,7 @@ class CostBudgetTest {
                     row.next();
                     statements = row.getLong(1);
                     nested = row.getLong(2);
+                    plans = row.getLong(3);
                 }
                 try (ResultSet row =
                         sql.executeQuery("SELECT xact_commit, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"
@@ -352,7 +358,7 @@ class CostBudgetTest {
                 }
                 return null;
             });
-            return new Counters(statements, nested, commits, wal, writes);
+            return new Counters(statements, nested, plans, commits, wal, writes);
         }
 
         long number(String query) throws SQLException {
